@@ -1,0 +1,225 @@
+package io.cassandragsi.index;
+
+import io.cassandragsi.schema.Index;
+import io.cassandragsi.schema.TableDef;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * The pure core of the write path (STYLE.md, item 1): which index entries a version of a base row
+ * yields, and which entries stop matching between consecutive versions (the sibling diff). Used by
+ * the trigger on every write and by the repair service; no Cassandra or driver types here.
+ */
+public final class TablePlan {
+    private final TableDef table;
+    private final List<IndexPlan> indexes;
+    private final int tidAttribute;
+    private final boolean hasEverIndex;
+
+    private TablePlan(TableDef table, Collection<Index> indexes) {
+        if (!table.versioned()) {
+            throw new IllegalArgumentException(table.qualifiedName() + " is not versioned");
+        }
+        this.table = table;
+        List<IndexPlan> plans = new ArrayList<>();
+        for (Index index : indexes) {
+            plans.add(new IndexPlan(table, index));
+        }
+        this.indexes = List.copyOf(plans);
+        this.tidAttribute = new ArrayList<>(table.attributes().keySet()).indexOf(table.tid().name());
+        this.hasEverIndex = plans.stream().anyMatch(p -> !p.perVersion());
+    }
+
+    /** A plan for all indexes of the definition. */
+    public static TablePlan of(TableDef table) {
+        return new TablePlan(table, table.indexes().values());
+    }
+
+    /** A plan for some indexes (each index may come from its own copy of the definition). */
+    public static TablePlan of(TableDef table, Collection<Index> indexes) {
+        return new TablePlan(table, indexes);
+    }
+
+    public TableDef table() {
+        return table;
+    }
+
+    public List<IndexPlan> indexes() {
+        return indexes;
+    }
+
+    public int tidAttribute() {
+        return tidAttribute;
+    }
+
+    /** True when some index keeps one entry across versions, so every write needs a sibling diff. */
+    public boolean hasEverIndex() {
+        return hasEverIndex;
+    }
+
+    /**
+     * An index entry for one version: the index-table key (partition values then clustering
+     * values), and the projections: {@code projKnown[i]} false means the write did not carry
+     * projection {@code i} (leave the cell alone); true with a null value means an explicit null.
+     */
+    public record Entry(IndexPlan index, List<ByteBuffer> key, ByteBuffer[] proj, boolean[] projKnown) {
+        public boolean complete() {
+            for (boolean known : projKnown) {
+                if (!known) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Entry e && e.index == index && e.key.equals(key)
+                    && Arrays.equals(e.proj, proj) && Arrays.equals(e.projKnown, projKnown);
+        }
+
+        @Override
+        public int hashCode() {
+            return key.hashCode() * 31 + Arrays.hashCode(proj);
+        }
+    }
+
+    /** What one version yields: its entries, and whether anything could not be derived from it alone. */
+    public record Derivation(List<Entry> entries, boolean complete) {}
+
+    /**
+     * Derives the index entries of one version from what the write carries. An index whose key
+     * attribute the write does not carry gets no entry and makes the derivation incomplete (the
+     * repair service completes it from the stored version); a key attribute that is null means no
+     * entry at all (sparse index).
+     */
+    public Derivation derive(VersionRow row) {
+        List<Entry> entries = new ArrayList<>(indexes.size());
+        boolean complete = true;
+        for (IndexPlan plan : indexes) {
+            List<ByteBuffer> key = key(plan, row);
+            if (key == UNKNOWN) {
+                complete = false;
+                continue;
+            }
+            if (key == null) {
+                continue;
+            }
+            int[] projAttrs = plan.projAttributes();
+            ByteBuffer[] proj = new ByteBuffer[projAttrs.length];
+            boolean[] known = new boolean[projAttrs.length];
+            for (int i = 0; i < projAttrs.length; i++) {
+                if (row.has(projAttrs[i])) {
+                    known[i] = true;
+                    proj[i] = row.get(projAttrs[i]);
+                } else {
+                    complete = false;
+                }
+            }
+            entries.add(new Entry(plan, key, proj, known));
+        }
+        return new Derivation(entries, complete);
+    }
+
+    private static final List<ByteBuffer> UNKNOWN = List.of();
+
+    /**
+     * Cassandra rejects key values over 64 KiB and empty partition-key values; a version whose
+     * index key would hold one gets no entry in that index, like a null (documented in README).
+     */
+    public static final int MAX_KEY_VALUE = 0xFFFF;
+
+    /** The entry key of a version for one index; null when sparse, {@link #UNKNOWN} when not carried. */
+    private static List<ByteBuffer> key(IndexPlan plan, VersionRow row) {
+        int[] attrs = plan.keyAttributes();
+        ByteBuffer[] key = new ByteBuffer[attrs.length];
+        for (int i = 0; i < attrs.length; i++) {
+            int a = attrs[i];
+            if (a < 0) {
+                key[i] = plan.constantPartition();
+                continue;
+            }
+            if (!row.has(a)) {
+                return UNKNOWN;
+            }
+            ByteBuffer v = row.get(a);
+            if (v == null || v.remaining() > MAX_KEY_VALUE || (i < plan.partitionSize() && !v.hasRemaining())) {
+                return null;
+            }
+            key[i] = v;
+        }
+        return Arrays.asList(key);
+    }
+
+    /** One write the repair service makes to an index table. */
+    public sealed interface IndexWrite permits Upsert, MarkDeleted {
+        IndexPlan index();
+
+        List<ByteBuffer> key();
+
+        /** The write timestamp TS of the version the write is for. */
+        long timestamp();
+    }
+
+    /** Entry matches at version {@code tid}: {@code _tid = tid, _deleted = null} plus projections, at TS(tid). */
+    public record Upsert(Entry entry, ByteBuffer tid, long timestamp) implements IndexWrite {
+        @Override
+        public IndexPlan index() {
+            return entry.index();
+        }
+
+        @Override
+        public List<ByteBuffer> key() {
+            return entry.key();
+        }
+    }
+
+    /** Entry stopped matching at version {@code deletedAt}: {@code _deleted = deletedAt} at TS(deletedAt). */
+    public record MarkDeleted(IndexPlan index, List<ByteBuffer> key, ByteBuffer deletedAt, long timestamp) implements IndexWrite {}
+
+    /**
+     * The sibling diff. {@code versions} are complete versions of one base row (every attribute
+     * present), in ascending tid order, without gaps between them. For each consecutive pair whose
+     * entry key differs in an index that keeps one entry across versions, the older key's entry is
+     * marked deleted at the newer tid. With {@code upsertAll}, every version's entries are
+     * (re-)upserted too: for versions the trigger could not index completely.
+     */
+    public List<IndexWrite> diff(List<? extends VersionRow> versions, boolean upsertAll) {
+        List<IndexWrite> writes = new ArrayList<>();
+        if (upsertAll) {
+            for (VersionRow v : versions) {
+                ByteBuffer tid = v.get(tidAttribute);
+                long ts = WriteTimestamps.ofSerialized(tid);
+                for (Entry e : derive(v).entries()) {
+                    writes.add(new Upsert(e, tid, ts));
+                }
+            }
+        }
+        for (int i = 1; i < versions.size(); i++) {
+            VersionRow older = versions.get(i - 1);
+            VersionRow newer = versions.get(i);
+            ByteBuffer newerTid = newer.get(tidAttribute);
+            long ts = WriteTimestamps.ofSerialized(newerTid);
+            for (IndexPlan plan : indexes) {
+                if (plan.perVersion()) {
+                    continue;
+                }
+                List<ByteBuffer> before = key(plan, older);
+                List<ByteBuffer> after = key(plan, newer);
+                if (before != null && before != UNKNOWN && !before.equals(after)) {
+                    writes.add(new MarkDeleted(plan, before, newerTid, ts));
+                }
+            }
+        }
+        return writes;
+    }
+
+    /** The entry key of a complete version for one index; null when the version has no entry. */
+    public List<ByteBuffer> entryKey(IndexPlan plan, VersionRow version) {
+        List<ByteBuffer> key = key(plan, version);
+        return key == UNKNOWN ? null : key;
+    }
+}

@@ -1,0 +1,118 @@
+package io.cassandragsi.schema;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One base table and its secondary indexes, as read from a definition file and validated by
+ * {@link Definitions}. Immutable.
+ */
+public final class TableDef {
+    private final String keyspace;
+    private final String table;
+    private final Map<String, AttrType> attributes;
+    private final List<Column> partitionKey;
+    private final List<Column> clustering;
+    private final Map<String, Index> indexes = new LinkedHashMap<>();
+
+    TableDef(
+            String keyspace,
+            String table,
+            Map<String, AttrType> attributes,
+            List<Column> partitionKey,
+            List<Column> clustering) {
+        this.keyspace = keyspace;
+        this.table = table;
+        this.attributes = Collections.unmodifiableMap(new LinkedHashMap<>(attributes));
+        this.partitionKey = List.copyOf(partitionKey);
+        this.clustering = List.copyOf(clustering);
+    }
+
+    void addIndex(String name, List<Column> hash, List<Column> range, List<Column> proj) {
+        indexes.put(name, new Index(this, name, hash, range, proj));
+    }
+
+    public String keyspace() {
+        return keyspace;
+    }
+
+    public String table() {
+        return table;
+    }
+
+    public String qualifiedName() {
+        return keyspace + "." + table;
+    }
+
+    /** Attribute names to types, in definition order. */
+    public Map<String, AttrType> attributes() {
+        return attributes;
+    }
+
+    public AttrType type(String attribute) {
+        return attributes.get(attribute);
+    }
+
+    public List<Column> partitionKey() {
+        return partitionKey;
+    }
+
+    public List<Column> clustering() {
+        return clustering;
+    }
+
+    /** Partition key then clustering columns. */
+    public List<Column> primaryKey() {
+        List<Column> all = new ArrayList<>(partitionKey);
+        all.addAll(clustering);
+        return all;
+    }
+
+    /** The version id: the last primary-key attribute when it is a timeuuid, else null. */
+    public Column tid() {
+        List<Column> pk = primaryKey();
+        Column last = pk.get(pk.size() - 1);
+        return last.type() == AttrType.TIMEUUID && !clustering.isEmpty() ? last : null;
+    }
+
+    public boolean versioned() {
+        return tid() != null;
+    }
+
+    /** Clustering columns that come before the tid: with the partition key they name a row. */
+    public List<Column> clusteringPrefix() {
+        return versioned() ? clustering.subList(0, clustering.size() - 1) : clustering;
+    }
+
+    /** Attributes that are not part of the primary key. */
+    public List<Column> regularColumns() {
+        List<Column> regular = new ArrayList<>();
+        for (Map.Entry<String, AttrType> e : attributes.entrySet()) {
+            if (!isPrimaryKey(e.getKey())) {
+                regular.add(Column.of(e.getKey(), e.getValue()));
+            }
+        }
+        return regular;
+    }
+
+    public boolean isPrimaryKey(String attribute) {
+        for (Column c : primaryKey()) {
+            if (c.name().equals(attribute)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Secondary indexes by name, in definition order. */
+    public Map<String, Index> indexes() {
+        return Collections.unmodifiableMap(indexes);
+    }
+
+    public Index index(String name) {
+        return indexes.get(name);
+    }
+}

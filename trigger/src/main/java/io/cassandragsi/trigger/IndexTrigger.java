@@ -1,0 +1,217 @@
+package io.cassandragsi.trigger;
+
+import io.cassandragsi.index.TablePlan;
+import io.cassandragsi.index.WriteTimestamps;
+import io.cassandragsi.schema.QueueLayout;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.cassandra.db.ConsistencyLevel;
+import org.apache.cassandra.db.Mutation;
+import org.apache.cassandra.db.partitions.Partition;
+import org.apache.cassandra.db.partitions.PartitionUpdate;
+import org.apache.cassandra.db.rows.Row;
+import org.apache.cassandra.db.rows.Unfiltered;
+import org.apache.cassandra.db.rows.UnfilteredRowIterator;
+import org.apache.cassandra.schema.KeyspaceMetadata;
+import org.apache.cassandra.schema.Schema;
+import org.apache.cassandra.schema.TableId;
+import org.apache.cassandra.schema.TableMetadata;
+import org.apache.cassandra.service.StorageProxy;
+import org.apache.cassandra.transport.Dispatcher;
+import org.apache.cassandra.utils.FBUtilities;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The write path of cassandra-gsi (DESIGN.md section 1). For every update of an indexed,
+ * versioned table it returns, without reading anything, one index-entry upsert per secondary index
+ * and version at the tid's write timestamp TS(tid), plus one work-queue marker per versioned row, so
+ * that Cassandra applies them in one logged batch with the base write.
+ *
+ * <p>Conditional writes (the CAS path) may only add mutations to the same partition, so there the
+ * trigger adds nothing: it writes a marker flagged CAS synchronously before the proposal, and the
+ * repair service indexes the write once a SERIAL read shows that it applied.
+ *
+ * <p>One instance serves all threads; its state is a per-table cache of {@link CompiledTable},
+ * rebuilt when the schema changes. A problem in a definition skips that index with an error in the
+ * node's log and a counter; an unexpected exception is logged and counted and the base write goes
+ * on with only its marker (the repair service completes it).
+ */
+public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigger {
+    static final Logger LOG = LoggerFactory.getLogger(IndexTrigger.class);
+
+    private final Map<TableId, CompiledTable> cache = new ConcurrentHashMap<>();
+    private final TriggerMetrics metrics = TriggerMetrics.register();
+    private static final StackWalker WALKER = StackWalker.getInstance();
+
+    public IndexTrigger() {
+        LOG.info("gsi trigger loaded");
+    }
+
+    @Override
+    public Collection<Mutation> augment(Partition partition) {
+        PartitionUpdate update = (PartitionUpdate) partition;
+        TableMetadata base = update.metadata();
+        CompiledTable table = compiled(base);
+        if (!table.indexes()) {
+            return null;
+        }
+        metrics.updates.increment();
+        boolean cas = !onBatchlogPath();
+        List<Mutation> out = new ArrayList<>();
+        long nowInSec = FBUtilities.nowInSeconds();
+        ByteBuffer partitionKey = update.partitionKey().getKey();
+        int partitionFlags = cas ? QueueLayout.FLAG_CAS : 0;
+        Map<List<ByteBuffer>, RowGroup> groups = new LinkedHashMap<>(2);
+        try {
+            if (!update.partitionLevelDeletion().isLive()) {
+                partitionFlags |= QueueLayout.FLAG_DELETE;
+            }
+            ByteBuffer[] partitionValues = table.partitionValues(partitionKey, base);
+            try (UnfilteredRowIterator rows = update.unfilteredIterator()) {
+                while (rows.hasNext()) {
+                    Unfiltered unfiltered = rows.next();
+                    if (!unfiltered.isRow()) {
+                        partitionFlags |= QueueLayout.FLAG_DELETE; // range tombstone
+                        continue;
+                    }
+                    Row row = (Row) unfiltered;
+                    CompiledTable.UpdateRow values = table.new UpdateRow(partitionValues, row);
+                    int flags = 0;
+                    if (!row.deletion().isLive() || values.expiring) {
+                        flags |= QueueLayout.FLAG_DELETE;
+                    }
+                    ByteBuffer tid = values.tid();
+                    if (!cas && row.deletion().isLive()) {
+                        flags |= index(table, values, tid, nowInSec, out);
+                    }
+                    groups.computeIfAbsent(table.prefix(row), p -> new RowGroup()).add(tid, flags);
+                }
+            }
+        } catch (RuntimeException e) {
+            // A bug of ours must not fail the write: queue the partition for the repair service.
+            metrics.errors.increment();
+            CompiledTable.logRateLimited("gsi trigger: error indexing an update of {}.{}; the write goes on and the repair service will index it: {}",
+                    base.keyspace, base.name, e.toString());
+            LOG.debug("gsi trigger error", e);
+            out.clear();
+            groups.clear();
+            partitionFlags |= QueueLayout.FLAG_PARTIAL | QueueLayout.FLAG_DELETE;
+        }
+        List<Mutation> markers = markers(table, base, partitionKey, groups, partitionFlags, nowInSec);
+        if (cas) {
+            metrics.casWrites.increment();
+            writeNow(markers);
+            return null;
+        }
+        out.addAll(markers);
+        return out;
+    }
+
+    /** Adds the entries of one version to {@code out}; returns the marker flags it calls for. */
+    private int index(CompiledTable table, CompiledTable.UpdateRow values, ByteBuffer tid, long nowInSec, List<Mutation> out) {
+        TablePlan.Derivation derivation = table.plan.derive(values);
+        long ts = CompiledTable.ts(tid);
+        List<TablePlan.Entry> entries = derivation.entries();
+        for (TablePlan.Entry entry : entries) {
+            out.add(table.entryMutation(table.plan.indexes().indexOf(entry.index()), entry, tid, ts, nowInSec));
+        }
+        metrics.entries.add(entries.size());
+        if (!derivation.complete()) {
+            metrics.incompleteRows.increment();
+            return QueueLayout.FLAG_PARTIAL;
+        }
+        return 0;
+    }
+
+    /** Markers: one per versioned row, when some index needs a sibling diff or something was left undone. */
+    private List<Mutation> markers(CompiledTable table, TableMetadata base, ByteBuffer partitionKey,
+            Map<List<ByteBuffer>, RowGroup> groups, int partitionFlags, long nowInSec) {
+        boolean always = table.plan.hasEverIndex() || partitionFlags != 0;
+        List<Mutation> markers = new ArrayList<>(Math.max(1, groups.size()));
+        if (!table.hasQueue()) {
+            if (always || groups.values().stream().anyMatch(g -> g.flags != 0)) {
+                metrics.markersDropped.increment();
+                CompiledTable.logRateLimited("gsi trigger: no queue table ({}.{} with a gsi_queue comment); index entries of {}.{} are written but never repaired. Run ./gsi schema apply.",
+                        QueueLayout.DEFAULT_KEYSPACE, QueueLayout.TABLE, base.keyspace, base.name);
+            }
+            return markers;
+        }
+        if ((partitionFlags & (QueueLayout.FLAG_DELETE | QueueLayout.FLAG_PARTIAL)) != 0) {
+            // a partition or range deletion, or an update we failed to read: the whole partition
+            markers.add(table.marker(base.keyspace, base.name, partitionKey, List.of(), null, null, partitionFlags, nowInSec));
+        }
+        for (Map.Entry<List<ByteBuffer>, RowGroup> e : groups.entrySet()) {
+            RowGroup g = e.getValue();
+            int flags = g.flags | (partitionFlags & QueueLayout.FLAG_CAS);
+            if (!always && flags == 0) {
+                continue;
+            }
+            markers.add(table.marker(base.keyspace, base.name, partitionKey, e.getKey(), g.min, g.max, flags, nowInSec));
+        }
+        metrics.markers.add(markers.size());
+        if ((partitionFlags & QueueLayout.FLAG_DELETE) != 0 || groups.values().stream().anyMatch(g -> (g.flags & QueueLayout.FLAG_DELETE) != 0)) {
+            metrics.deletes.increment();
+        }
+        return markers;
+    }
+
+    /** The tids of one versioned row in this update, and what they need. */
+    private static final class RowGroup {
+        ByteBuffer min;
+        ByteBuffer max;
+        long minTs = Long.MAX_VALUE;
+        long maxTs = Long.MIN_VALUE;
+        int flags;
+
+        void add(ByteBuffer tid, int rowFlags) {
+            long ts = WriteTimestamps.ofSerialized(tid);
+            if (ts < minTs) {
+                minTs = ts;
+                min = tid;
+            }
+            if (ts > maxTs) {
+                maxTs = ts;
+                max = tid;
+            }
+            flags |= rowFlags;
+        }
+    }
+
+    /** On the CAS path: queue the write before Paxos proposes it (nothing may be added to the batch). */
+    private void writeNow(List<Mutation> markers) {
+        if (markers.isEmpty()) {
+            return;
+        }
+        StorageProxy.mutate(markers, ConsistencyLevel.ONE, Dispatcher.RequestTime.forImmediateExecution());
+    }
+
+    private CompiledTable compiled(TableMetadata base) {
+        KeyspaceMetadata current = Schema.instance.getKeyspaceMetadata(base.keyspace);
+        CompiledTable table = cache.get(base.id);
+        if (table == null || !table.isCurrent(current)) {
+            table = CompiledTable.compile(base, metrics);
+            cache.put(base.id, table);
+            if (table.indexes()) {
+                LOG.info("gsi trigger: maintaining {} index(es) of {}.{}: {}", table.plan.indexes().size(), base.keyspace, base.name,
+                        table.plan.indexes().stream().map(p -> p.tableName()).toList());
+            }
+        }
+        return table;
+    }
+
+    /**
+     * True when Cassandra called the trigger from {@code StorageProxy.mutateWithTriggers}, which
+     * applies what it returns in a logged batch; false on the CAS path, which rejects mutations
+     * for other partitions. Looks at a handful of frames only.
+     */
+    static boolean onBatchlogPath() {
+        return WALKER.walk(frames -> frames.limit(8).anyMatch(f -> f.getMethodName().equals("mutateWithTriggers")
+                && f.getClassName().equals("org.apache.cassandra.service.StorageProxy")));
+    }
+}

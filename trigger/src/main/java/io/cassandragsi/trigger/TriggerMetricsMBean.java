@@ -1,0 +1,31 @@
+package io.cassandragsi.trigger;
+
+/** JMX view of {@link TriggerMetrics}. */
+public interface TriggerMetricsMBean {
+    /** Partition updates of indexed tables seen. */
+    long getUpdates();
+
+    /** Index entries written (one per index per version). */
+    long getEntriesWritten();
+
+    /** Work-queue markers written. */
+    long getMarkersWritten();
+
+    /** Rows that could not be fully indexed from the write alone (partial updates): left to the repair service. */
+    long getIncompleteRows();
+
+    /** Updates that delete rows, ranges or partitions, or carry a TTL: left to the repair service. */
+    long getDeletes();
+
+    /** Conditional (CAS) writes: queued for the repair service, which indexes them once applied. */
+    long getCasWrites();
+
+    /** Indexes skipped because their definition does not fit the live table (see the node's log). */
+    long getSkippedIndexes();
+
+    /** Markers not written because the queue table is missing (run ./gsi schema apply). */
+    long getMarkersDropped();
+
+    /** Unexpected errors caught in the trigger (the write went on; see the node's log). */
+    long getErrors();
+}
