@@ -1,0 +1,58 @@
+package io.cassandragsi.repair.queue;
+
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.repair.store.QueueStore.Marker;
+import io.cassandragsi.schema.QueueLayout;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Markers of one versioned row (or one whole partition), coalesced: one sibling diff covers the
+ * union of their tids. Pure.
+ */
+public record MarkerGroup(String keyspace, String table, ByteBuffer pk, ByteBuffer ck, UUID tidMin, UUID tidMax,
+        int flags, List<UUID> markerIds, UUID oldestMarker) {
+
+    /** True for a whole-partition group (deletes, or an update the trigger could not read). */
+    public boolean wholePartition() {
+        return tidMin == null;
+    }
+
+    public boolean cas() {
+        return (flags & QueueLayout.FLAG_CAS) != 0;
+    }
+
+    /** The trigger left entries undone: upsert every version's entries, not just the diff. */
+    public boolean upsertAll() {
+        return (flags & (QueueLayout.FLAG_PARTIAL | QueueLayout.FLAG_CAS | QueueLayout.FLAG_DELETE)) != 0;
+    }
+
+    private record Key(String keyspace, String table, ByteBuffer pk, ByteBuffer ck, boolean whole) {}
+
+    /** Coalesces markers by row, keeping first-seen order. */
+    public static List<MarkerGroup> coalesce(List<Marker> markers) {
+        Map<Key, MarkerGroup> groups = new LinkedHashMap<>();
+        for (Marker m : markers) {
+            boolean whole = m.tidMin() == null;
+            ByteBuffer ck = whole ? ByteBuffer.allocate(0) : m.ck();
+            Key key = new Key(m.keyspace(), m.table(), m.pk(), ck, whole);
+            MarkerGroup g = groups.get(key);
+            if (g == null) {
+                List<UUID> ids = new ArrayList<>();
+                ids.add(m.id());
+                groups.put(key, new MarkerGroup(m.keyspace(), m.table(), m.pk(), ck, m.tidMin(), m.tidMax(), m.flags(), ids, m.id()));
+            } else {
+                g.markerIds.add(m.id());
+                UUID min = whole ? null : (Tids.compare(m.tidMin(), g.tidMin) < 0 ? m.tidMin() : g.tidMin);
+                UUID max = whole ? null : (Tids.compare(m.tidMax(), g.tidMax) > 0 ? m.tidMax() : g.tidMax);
+                UUID oldest = Tids.compare(m.id(), g.oldestMarker) < 0 ? m.id() : g.oldestMarker;
+                groups.put(key, new MarkerGroup(g.keyspace, g.table, g.pk, g.ck, min, max, g.flags | m.flags(), g.markerIds, oldest));
+            }
+        }
+        return new ArrayList<>(groups.values());
+    }
+}

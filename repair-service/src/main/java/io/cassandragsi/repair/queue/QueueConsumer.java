@@ -1,0 +1,179 @@
+package io.cassandragsi.repair.queue;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import io.cassandragsi.repair.store.QueueStore;
+import io.cassandragsi.repair.store.ServiceTables;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the shard workers this instance holds a lease for. Every instance heartbeats; each aims at
+ * its fair share (shards / live instances), takes free shards up to it, releases what it holds
+ * beyond it, and renews its leases well within their TTL. A worker whose lease cannot be renewed
+ * stops at once; a crashed instance's leases expire and its shards are taken over from their
+ * checkpoints. Two instances on one shard for a moment do no harm: every write is idempotent.
+ */
+public final class QueueConsumer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(QueueConsumer.class);
+    static final int LEASE_TTL_SECONDS = 10;
+    static final Duration LEASE_EVERY = Duration.ofSeconds(2);
+
+    private final QueueStore queue;
+    private final ServiceTables tables;
+    private final Repairer repairer;
+    private final String owner;
+    private final Duration pollInterval;
+    private final ConsistencyLevel cl;
+    private final Instant started = Instant.now();
+    public final QueueMetrics metrics = new QueueMetrics();
+    private final Map<Integer, ShardWorker> workers = new ConcurrentHashMap<>();
+    private final ExecutorService repairPool;
+    private final ExecutorService workerThreads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "gsi-shard");
+        t.setDaemon(true);
+        return t;
+    });
+    private final ScheduledExecutorService leases = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "gsi-leases");
+        t.setDaemon(true);
+        return t;
+    });
+
+    public QueueConsumer(QueueStore queue, ServiceTables tables, Repairer repairer, String owner, Duration pollInterval,
+            ConsistencyLevel cl, int repairThreads) {
+        this.queue = queue;
+        this.tables = tables;
+        this.repairer = repairer;
+        this.owner = owner;
+        this.pollInterval = pollInterval;
+        this.cl = cl;
+        this.repairPool = Executors.newFixedThreadPool(repairThreads, r -> {
+            Thread t = new Thread(r, "gsi-repair");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public void start() {
+        leases.scheduleWithFixedDelay(this::balance, 0, LEASE_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    public String owner() {
+        return owner;
+    }
+
+    /** Shards this instance works now. */
+    public java.util.Set<Integer> shards() {
+        return java.util.Set.copyOf(workers.keySet());
+    }
+
+    /** Milliseconds since the oldest marker read and not finished, 0 when idle. */
+    public long lagMillis() {
+        long oldest = workers.values().stream().mapToLong(w -> w.oldestUnfinished).filter(v -> v > 0).min().orElse(0);
+        return oldest == 0 ? 0 : Math.max(0, System.currentTimeMillis() - oldest);
+    }
+
+    public int pending() {
+        return workers.values().stream().mapToInt(ShardWorker::pendingCount).sum();
+    }
+
+    private void balance() {
+        try {
+            tables.heartbeat(owner, started, LEASE_TTL_SECONDS);
+            int shards = queue.settings().shards();
+            int target = (shards + tables.liveInstances() - 1) / tables.liveInstances();
+            for (Integer shard : workers.keySet()) {
+                if (!tables.renew(shard, owner, LEASE_TTL_SECONDS)) {
+                    LOG.warn("lost the lease of shard {}; stopping its worker", shard);
+                    stopWorker(shard, false);
+                }
+            }
+            if (workers.size() > target) {
+                for (Integer shard : workers.keySet()) {
+                    if (workers.size() <= target) {
+                        break;
+                    }
+                    stopWorker(shard, true);
+                }
+            }
+            for (int shard = 0; shard < shards && workers.size() < target; shard++) {
+                if (!workers.containsKey(shard) && tables.acquire(shard, owner, LEASE_TTL_SECONDS)) {
+                    startWorker(shard);
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("lease round failed: {}", ShardWorker.rootMessage(e));
+        }
+    }
+
+    private void startWorker(int shard) {
+        ShardWorker w = new ShardWorker(shard, queue, tables, repairer, repairPool, metrics, owner, cl);
+        Instant checkpoint = tables.checkpoint(shard);
+        w.resumeFrom(checkpoint != null ? checkpoint : Instant.now().minus(ShardWorker.GRACE));
+        workers.put(shard, w);
+        workerThreads.submit(() -> run(w));
+        LOG.info("took shard {}", shard);
+    }
+
+    private void stopWorker(int shard, boolean release) {
+        ShardWorker w = workers.remove(shard);
+        if (w != null) {
+            w.running = false;
+        }
+        if (release) {
+            tables.release(shard, owner);
+            LOG.info("released shard {} to balance the instances", shard);
+        }
+    }
+
+    private void run(ShardWorker w) {
+        while (w.running) {
+            try {
+                boolean worked = w.step(System.currentTimeMillis());
+                if (!worked) {
+                    Thread.sleep(pollInterval.toMillis());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                metrics.errors.increment();
+                LOG.warn("shard {}: {}; retrying in a second", w.shard, ShardWorker.rootMessage(e));
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        leases.shutdownNow();
+        for (Integer shard : workers.keySet()) {
+            ShardWorker w = workers.get(shard);
+            if (w != null) {
+                w.running = false;
+                try {
+                    w.checkpoint(System.currentTimeMillis());
+                    tables.release(shard, owner);
+                } catch (RuntimeException e) {
+                    LOG.debug("release on close failed", e);
+                }
+            }
+        }
+        workers.clear();
+        workerThreads.shutdownNow();
+        repairPool.shutdownNow();
+    }
+}

@@ -1,0 +1,13 @@
+package io.cassandragsi.repair.queue;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counters of the queue consumer; published through Micrometer by the service. */
+public final class QueueMetrics {
+    public final LongAdder markersRead = new LongAdder();
+    public final LongAdder markersDone = new LongAdder();
+    public final LongAdder lateMarkers = new LongAdder();
+    public final LongAdder casNotApplied = new LongAdder();
+    public final LongAdder gaveUp = new LongAdder();
+    public final LongAdder errors = new LongAdder();
+}

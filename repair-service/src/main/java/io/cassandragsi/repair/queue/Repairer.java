@@ -1,0 +1,97 @@
+package io.cassandragsi.repair.queue;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import io.cassandragsi.index.Composite;
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.index.TablePlan;
+import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.repair.store.IndexTable;
+import io.cassandragsi.repair.store.Versions;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies the sibling diff for one marker group: reads the versions around the marked tids, asks
+ * the pure {@link TablePlan#diff} what to write, and writes it at each version's TS.
+ */
+public final class Repairer {
+    private static final Logger LOG = LoggerFactory.getLogger(Repairer.class);
+
+    /** What became of a group. */
+    public enum Outcome { DONE, RETRY, DROPPED }
+
+    private final Catalog catalog;
+    private final ConsistencyLevel read;
+    private final ConsistencyLevel serial;
+    private final ConsistencyLevel write;
+
+    public final LongAdder diffs = new LongAdder();
+    public final LongAdder markedDeleted = new LongAdder();
+    public final LongAdder upserts = new LongAdder();
+    public final LongAdder unknownTables = new LongAdder();
+
+    public Repairer(Catalog catalog, ConsistencyLevel read, ConsistencyLevel serial, ConsistencyLevel write) {
+        this.catalog = catalog;
+        this.read = read;
+        this.serial = serial;
+        this.write = write;
+    }
+
+    public Outcome repair(MarkerGroup g) {
+        Catalog.Indexed table = catalog.table(g.keyspace(), g.table());
+        if (table == null) {
+            unknownTables.increment();
+            LOG.warn("marker for {}.{}, which has no index tables now; dropped", g.keyspace(), g.table());
+            return Outcome.DROPPED;
+        }
+        List<ByteBuffer> pk = table.definition.partitionKey().size() == 1 ? List.of(g.pk()) : Composite.decode(g.pk());
+        ConsistencyLevel cl = g.cas() ? serial : read;
+        List<TablePlan.IndexWrite> writes = new ArrayList<>();
+        if (g.wholePartition()) {
+            for (List<Versions.Version> row : table.base.partition(pk, cl)) {
+                writes.addAll(table.plan.diff(row, true));
+            }
+        } else {
+            List<ByteBuffer> rowKey = new ArrayList<>(pk);
+            rowKey.addAll(Composite.decode(g.ck()));
+            List<Versions.Version> versions = table.base.neighbourhood(rowKey, g.tidMin(), g.tidMax(), cl);
+            if (!contains(versions, g.tidMin()) || !contains(versions, g.tidMax())) {
+                return Outcome.RETRY; // not visible yet (batch in flight, CAS not committed) or deleted since
+            }
+            writes.addAll(table.plan.diff(versions, g.upsertAll()));
+        }
+        apply(table, writes);
+        diffs.increment();
+        return Outcome.DONE;
+    }
+
+    private static boolean contains(List<Versions.Version> versions, UUID tid) {
+        for (Versions.Version v : versions) {
+            if (Tids.compare(v.tid(), tid) == 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Writes index changes and waits for them; every write is idempotent, so a failure is retried whole. */
+    public void apply(Catalog.Indexed table, List<TablePlan.IndexWrite> writes) {
+        List<CompletableFuture<?>> pending = new ArrayList<>(writes.size());
+        for (TablePlan.IndexWrite w : writes) {
+            IndexTable target = table.indexTables.get(w.index());
+            pending.add(target.apply(w, write).toCompletableFuture());
+            if (w instanceof TablePlan.MarkDeleted) {
+                markedDeleted.increment();
+            } else {
+                upserts.increment();
+            }
+        }
+        CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])).join();
+    }
+}

@@ -1,0 +1,275 @@
+package io.cassandragsi.repair.queue;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.index.WriteTimestamps;
+import io.cassandragsi.repair.store.QueueStore;
+import io.cassandragsi.repair.store.QueueStore.Marker;
+import io.cassandragsi.repair.store.ServiceTables;
+import io.cassandragsi.schema.QueueLayout;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes one shard of the work queue, at least once.
+ *
+ * <p>Reads new markers from its position (bucket, last id) onwards; every {@link #SWEEP_EVERY}
+ * re-reads the last {@link #GRACE} for markers that arrived late with older ids (batchlog replay,
+ * clock skew) and processes those it has not seen. The durable checkpoint trails the oldest
+ * unfinished marker by the grace period, so a restarted worker (after kill -9 too) reprocesses a
+ * little and loses nothing: every write is idempotent.
+ */
+final class ShardWorker {
+    private static final Logger LOG = LoggerFactory.getLogger(ShardWorker.class);
+    static final Duration GRACE = Duration.ofSeconds(20);
+    static final Duration SWEEP_EVERY = Duration.ofSeconds(10);
+    static final Duration CHECKPOINT_EVERY = Duration.ofSeconds(2);
+    /** A CAS write not visible to a SERIAL read this long after its marker never applied. */
+    static final Duration CAS_SETTLE = Duration.ofSeconds(15);
+    /** A plain write not visible this long after its marker was deleted or lost; check finds the rest. */
+    static final Duration GIVE_UP = Duration.ofMinutes(10);
+    private static final UUID BEFORE_ALL = Tids.minAtTicks(-WriteTimestamps.UUID_EPOCH_OFFSET);
+
+    final int shard;
+    private final QueueStore queue;
+    private final ServiceTables tables;
+    private final Repairer repairer;
+    private final ExecutorService pool;
+    private final QueueMetrics metrics;
+    private final String owner;
+    private final QueueLayout.Settings settings;
+    private final ConsistencyLevel cl;
+
+    private long bucket;
+    private UUID afterId;
+    private final Map<UUID, Long> seen = new LinkedHashMap<>();
+    private final List<Pending> pending = new ArrayList<>();
+    private long lastSweep;
+    private long lastCheckpoint;
+    private Instant lastCheckpointValue;
+    volatile boolean running = true;
+    /** Time (ms) of the oldest marker read and not yet finished, or 0. */
+    volatile long oldestUnfinished;
+
+    private record Pending(MarkerGroup group, long nextAttempt, int attempts) {}
+
+    ShardWorker(int shard, QueueStore queue, ServiceTables tables, Repairer repairer, ExecutorService pool,
+            QueueMetrics metrics, String owner, ConsistencyLevel cl) {
+        this.shard = shard;
+        this.queue = queue;
+        this.tables = tables;
+        this.repairer = repairer;
+        this.pool = pool;
+        this.metrics = metrics;
+        this.owner = owner;
+        this.settings = queue.settings();
+        this.cl = cl;
+    }
+
+    void resumeFrom(Instant from) {
+        bucket = settings.bucketOf(from.toEpochMilli());
+        afterId = Tids.minAtTicks(Tids.ticks(from));
+        lastCheckpointValue = from;
+        LOG.info("shard {}: resuming from {}", shard, from);
+    }
+
+    /** One round; returns true when it found work (so the caller polls again at once). */
+    boolean step(long nowMillis) {
+        List<Marker> batch = new ArrayList<>();
+        long nowBucket = settings.bucketOf(nowMillis);
+        boolean full = false;
+        while (true) {
+            List<Marker> got = queue.read(shard, bucket, afterId, cl);
+            if (!got.isEmpty()) {
+                batch.addAll(got);
+                afterId = got.get(got.size() - 1).id();
+            }
+            if (got.size() >= QueueStore.READ_LIMIT) {
+                full = true;
+                break;
+            }
+            if (bucket < nowBucket) {
+                bucket++;
+                afterId = BEFORE_ALL;
+                continue;
+            }
+            break;
+        }
+        if (nowMillis - lastSweep >= SWEEP_EVERY.toMillis()) {
+            batch.addAll(sweep(nowMillis));
+            lastSweep = nowMillis;
+        }
+        batch.removeIf(m -> seen.containsKey(m.id()));
+        metrics.markersRead.add(batch.size());
+        boolean worked = !batch.isEmpty();
+        if (worked) {
+            oldestUnfinished = batch.stream().mapToLong(m -> WriteTimestamps.toEpochMillis(WriteTimestamps.of(m.id()))).min().orElse(0);
+            process(MarkerGroup.coalesce(batch), nowMillis);
+        }
+        worked |= retryDue(nowMillis);
+        oldestUnfinished = pending.stream().mapToLong(p -> markerMillis(p.group.oldestMarker())).min().orElse(0);
+        pruneSeen(nowMillis);
+        if (nowMillis - lastCheckpoint >= CHECKPOINT_EVERY.toMillis()) {
+            checkpoint(nowMillis);
+            lastCheckpoint = nowMillis;
+        }
+        return worked || full;
+    }
+
+    private List<Marker> sweep(long nowMillis) {
+        long from = nowMillis - GRACE.toMillis() - SWEEP_EVERY.toMillis();
+        UUID fromId = Tids.minAtTicks(from * 10_000L);
+        List<Marker> late = new ArrayList<>();
+        for (long b = settings.bucketOf(from); b <= bucket; b++) {
+            UUID after = b == settings.bucketOf(from) ? fromId : BEFORE_ALL;
+            while (true) {
+                List<Marker> got = queue.read(shard, b, after, cl);
+                for (Marker m : got) {
+                    boolean beyondPosition = b == bucket && Tids.compare(m.id(), afterId) > 0;
+                    if (!beyondPosition && !seen.containsKey(m.id()) && !isPending(m.id())) {
+                        late.add(m);
+                    }
+                }
+                if (got.size() < QueueStore.READ_LIMIT) {
+                    break;
+                }
+                after = got.get(got.size() - 1).id();
+            }
+        }
+        if (!late.isEmpty()) {
+            metrics.lateMarkers.add(late.size());
+            LOG.debug("shard {}: {} late marker(s) found by the sweep", shard, late.size());
+        }
+        return late;
+    }
+
+    private boolean isPending(UUID id) {
+        for (Pending p : pending) {
+            if (p.group.markerIds().contains(id)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void process(List<MarkerGroup> groups, long nowMillis) {
+        List<CompletableFuture<Repairer.Outcome>> outcomes = new ArrayList<>(groups.size());
+        for (MarkerGroup g : groups) {
+            outcomes.add(CompletableFuture.supplyAsync(() -> repairer.repair(g), pool));
+        }
+        for (int i = 0; i < groups.size(); i++) {
+            MarkerGroup g = groups.get(i);
+            Repairer.Outcome outcome;
+            try {
+                outcome = outcomes.get(i).join();
+            } catch (RuntimeException e) {
+                metrics.errors.increment();
+                LOG.warn("shard {}: repair of {}.{} failed, will retry: {}", shard, g.keyspace(), g.table(), rootMessage(e));
+                outcome = Repairer.Outcome.RETRY;
+            }
+            finish(g, outcome, 0, nowMillis);
+        }
+    }
+
+    private void finish(MarkerGroup g, Repairer.Outcome outcome, int attempts, long nowMillis) {
+        if (outcome == Repairer.Outcome.RETRY) {
+            long age = nowMillis - markerMillis(g.oldestMarker());
+            long limit = g.cas() ? CAS_SETTLE.toMillis() : GIVE_UP.toMillis();
+            if (age <= limit) {
+                long backoff = Math.min(30_000L, 100L << Math.min(attempts, 8));
+                pending.add(new Pending(g, nowMillis + backoff, attempts + 1));
+                return;
+            }
+            if (g.cas()) {
+                metrics.casNotApplied.increment();
+            } else {
+                metrics.gaveUp.increment();
+                LOG.warn("shard {}: gave up on {}.{} tids {}..{} after {} s: the version is not readable (deleted, or a write"
+                        + " that never completed); ./gsi check finds any drift", shard, g.keyspace(), g.table(), g.tidMin(), g.tidMax(), age / 1000);
+            }
+        }
+        metrics.markersDone.add(g.markerIds().size());
+        for (UUID id : g.markerIds()) {
+            seen.put(id, nowMillis);
+        }
+    }
+
+    private boolean retryDue(long nowMillis) {
+        List<Pending> due = new ArrayList<>();
+        for (Iterator<Pending> it = pending.iterator(); it.hasNext(); ) {
+            Pending p = it.next();
+            if (p.nextAttempt <= nowMillis) {
+                due.add(p);
+                it.remove();
+            }
+        }
+        for (Pending p : due) {
+            Repairer.Outcome outcome;
+            try {
+                outcome = repairer.repair(p.group);
+            } catch (RuntimeException e) {
+                metrics.errors.increment();
+                outcome = Repairer.Outcome.RETRY;
+            }
+            finish(p.group, outcome, p.attempts, nowMillis);
+        }
+        return !due.isEmpty();
+    }
+
+    private void pruneSeen(long nowMillis) {
+        long horizon = nowMillis - 3 * (GRACE.toMillis() + SWEEP_EVERY.toMillis());
+        for (Iterator<Map.Entry<UUID, Long>> it = seen.entrySet().iterator(); it.hasNext(); ) {
+            if (it.next().getValue() < horizon) {
+                it.remove();
+            } else {
+                break;
+            }
+        }
+    }
+
+    /** Persists where a restarted worker resumes: the grace period before anything unfinished. */
+    void checkpoint(long nowMillis) {
+        long upTo = Math.min(nowMillis, markerMillis(afterId) <= 0 ? nowMillis : Math.max(markerMillis(afterId), bucket * settings.bucketSeconds() * 1000L));
+        for (Pending p : pending) {
+            upTo = Math.min(upTo, markerMillis(p.group.oldestMarker()));
+        }
+        Instant resume = Instant.ofEpochMilli(upTo - GRACE.toMillis() - SWEEP_EVERY.toMillis());
+        if (lastCheckpointValue == null || resume.isAfter(lastCheckpointValue)) {
+            tables.checkpoint(shard, resume, owner);
+            lastCheckpointValue = resume;
+        }
+    }
+
+    int pendingCount() {
+        return pending.size();
+    }
+
+    private static long markerMillis(UUID id) {
+        return WriteTimestamps.toEpochMillis(WriteTimestamps.of(id));
+    }
+
+    static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.toString();
+    }
+
+    /** Markers already done, for tests of the dedupe logic. */
+    Set<UUID> seenIds() {
+        return new HashSet<>(seen.keySet());
+    }
+}

@@ -1,0 +1,103 @@
+package io.cassandragsi.repair.service;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import io.cassandragsi.repair.config.GsiConfig;
+import io.cassandragsi.repair.queue.QueueConsumer;
+import io.cassandragsi.repair.queue.Repairer;
+import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.repair.store.QueueStore;
+import io.cassandragsi.repair.store.ServiceTables;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The sidecar: the queue consumer with its sibling diff over one driver session. Other parts
+ * (HTTP API, jobs) are built on the {@link Catalog} and {@link Repairer} it exposes.
+ */
+public final class RepairService implements AutoCloseable {
+    private final CqlSession session;
+    private final Catalog catalog;
+    private final Repairer repairer;
+    private final QueueStore queue;
+    private final QueueConsumer consumer;
+
+    public RepairService(CqlSession session, GsiConfig config) {
+        this.session = session;
+        String keyspace = config.projectKeyspace();
+        ConsistencyLevel read = config.consistency().read();
+        ConsistencyLevel write = config.consistency().write();
+        ConsistencyLevel serial = config.consistency().serial();
+        this.catalog = new Catalog(session);
+        this.repairer = new Repairer(catalog, read, serial, write);
+        this.queue = new QueueStore(session, keyspace);
+        ServiceTables tables = new ServiceTables(session, keyspace);
+        String owner = ownerId();
+        Duration poll = config.queue().pollInterval();
+        this.consumer = new QueueConsumer(queue, tables, repairer, owner, poll, read, 16);
+    }
+
+    private static String ownerId() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            host = "unknown";
+        }
+        return host + "/" + ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    public RepairService start() {
+        consumer.start();
+        return this;
+    }
+
+    public CqlSession session() {
+        return session;
+    }
+
+    public Catalog catalog() {
+        return catalog;
+    }
+
+    public Repairer repairer() {
+        return repairer;
+    }
+
+    public QueueStore queue() {
+        return queue;
+    }
+
+    public QueueConsumer consumer() {
+        return consumer;
+    }
+
+    /** Status for operators (GET /admin/status). */
+    public Map<String, Object> status() {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("owner", consumer.owner());
+        s.put("shards", consumer.shards());
+        s.put("lag_ms", consumer.lagMillis());
+        s.put("pending_retries", consumer.pending());
+        s.put("markers_read", consumer.metrics.markersRead.sum());
+        s.put("markers_done", consumer.metrics.markersDone.sum());
+        s.put("late_markers", consumer.metrics.lateMarkers.sum());
+        s.put("cas_not_applied", consumer.metrics.casNotApplied.sum());
+        s.put("gave_up", consumer.metrics.gaveUp.sum());
+        s.put("errors", consumer.metrics.errors.sum());
+        s.put("diffs", repairer.diffs.sum());
+        s.put("entries_marked_deleted", repairer.markedDeleted.sum());
+        s.put("entries_upserted", repairer.upserts.sum());
+        s.put("tables", catalog.tables().keySet());
+        s.put("definition_problems", catalog.problems());
+        return s;
+    }
+
+    @Override
+    public void close() {
+        consumer.close();
+    }
+}

@@ -1,0 +1,164 @@
+package io.cassandragsi.repair.store;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.schema.Column;
+import io.cassandragsi.schema.Cql;
+import io.cassandragsi.schema.Order;
+import io.cassandragsi.schema.TableDef;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+/**
+ * Reads of one versioned base table (STYLE.md item 2: one class owns one table's statements).
+ * A versioned row is named by its partition key and the clustering prefix before the tid; its
+ * versions are the rows that differ in the tid.
+ */
+public final class BaseTable {
+    private final CqlSession session;
+    private final TableDef def;
+    private final int tidAttribute;
+    private final PreparedStatement inRange;
+    private final PreparedStatement before;
+    private final PreparedStatement after;
+    private final PreparedStatement atOrBefore;
+    private final PreparedStatement partition;
+    private final int rowKeySize;
+
+    public BaseTable(CqlSession session, TableDef def) {
+        this.session = session;
+        this.def = def;
+        this.tidAttribute = new ArrayList<>(def.attributes().keySet()).indexOf(def.tid().name());
+        String select = "SELECT " + def.attributes().keySet().stream().map(Cql::quote).collect(Collectors.joining(", "))
+                + " FROM " + Cql.qualified(def.keyspace(), def.table());
+        List<Column> rowKey = new ArrayList<>(def.partitionKey());
+        rowKey.addAll(def.clusteringPrefix());
+        this.rowKeySize = rowKey.size();
+        String whereRow = " WHERE " + rowKey.stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
+        String tid = Cql.quote(def.tid().name());
+        this.inRange = session.prepare(select + whereRow + " AND " + tid + " >= ? AND " + tid + " <= ?");
+        this.before = session.prepare(select + whereRow + " AND " + tid + " < ?" + orderBy(false) + " LIMIT 1");
+        this.after = session.prepare(select + whereRow + " AND " + tid + " > ?" + orderBy(true) + " LIMIT 1");
+        this.atOrBefore = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false) + " LIMIT 1");
+        this.partition = session.prepare(select + " WHERE "
+                + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND ")));
+    }
+
+    public TableDef definition() {
+        return def;
+    }
+
+    /** ORDER BY that walks the tid ascending (or descending) within a row, whatever its declared order. */
+    private String orderBy(boolean ascendingTid) {
+        boolean reverse = (def.tid().order() == Order.ASC) != ascendingTid;
+        return " ORDER BY " + def.clustering().stream()
+                .map(c -> c.cqlName() + " " + (reverse ? flip(c.order()) : c.order()).cql())
+                .collect(Collectors.joining(", "));
+    }
+
+    private static Order flip(Order o) {
+        return o == Order.ASC ? Order.DESC : Order.ASC;
+    }
+
+    private BoundStatement bind(PreparedStatement ps, List<ByteBuffer> rowKey, ConsistencyLevel cl, UUID... tids) {
+        if (rowKey.size() != rowKeySize) {
+            throw new IllegalArgumentException("row key has " + rowKey.size() + " values, " + def.qualifiedName() + " needs " + rowKeySize);
+        }
+        BoundStatementBuilder b = ps.boundStatementBuilder();
+        int i = 0;
+        for (ByteBuffer v : rowKey) {
+            b.setBytesUnsafe(i++, v.duplicate());
+        }
+        for (UUID t : tids) {
+            b.setUuid(i++, t);
+        }
+        return b.setConsistencyLevel(cl).setPageSize(1000).build();
+    }
+
+    private List<Versions.Version> fetch(BoundStatement stmt) {
+        List<Versions.Version> out = new ArrayList<>();
+        for (Row row : session.execute(stmt)) {
+            out.add(Versions.of(row, def.attributes().size(), tidAttribute));
+        }
+        return out;
+    }
+
+    /**
+     * The versions a sibling diff of tids [min, max] needs, ascending: the one before min, all in
+     * [min, max], and the one after max. Exact: every consecutive pair that involves a version in
+     * the range is in the list.
+     */
+    public List<Versions.Version> neighbourhood(List<ByteBuffer> rowKey, UUID min, UUID max, ConsistencyLevel cl) {
+        List<Versions.Version> out = new ArrayList<>(fetch(bind(before, rowKey, cl, min)));
+        List<Versions.Version> range = fetch(bind(inRange, rowKey, cl, min, max));
+        range.sort(Versions.ASCENDING);
+        out.addAll(range);
+        out.addAll(fetch(bind(after, rowKey, cl, max)));
+        return out;
+    }
+
+    /** The version current at tid {@code q}: the one with the greatest tid not after q, or null. */
+    public Versions.Version currentAt(List<ByteBuffer> rowKey, UUID q, ConsistencyLevel cl) {
+        List<Versions.Version> v = fetch(bind(atOrBefore, rowKey, cl, q));
+        return v.isEmpty() ? null : v.get(0);
+    }
+
+    /** Every version of every row in one partition, grouped by row (prefix), each ascending. */
+    public List<List<Versions.Version>> partition(List<ByteBuffer> partitionKey, ConsistencyLevel cl) {
+        BoundStatementBuilder b = partition.boundStatementBuilder();
+        for (int i = 0; i < partitionKey.size(); i++) {
+            b.setBytesUnsafe(i, partitionKey.get(i).duplicate());
+        }
+        List<Versions.Version> all = fetch(b.setConsistencyLevel(cl).setPageSize(1000).build());
+        return groupRows(all);
+    }
+
+    /** Splits versions (in table order) into rows by their clustering prefix; each row ascending. */
+    public List<List<Versions.Version>> groupRows(List<Versions.Version> all) {
+        List<List<Versions.Version>> rows = new ArrayList<>();
+        List<Versions.Version> current = null;
+        List<ByteBuffer> currentKey = null;
+        for (Versions.Version v : all) {
+            List<ByteBuffer> key = rowKey(v);
+            if (!key.equals(currentKey)) {
+                current = new ArrayList<>();
+                rows.add(current);
+                currentKey = key;
+            }
+            current.add(v);
+        }
+        for (List<Versions.Version> row : rows) {
+            row.sort(Versions.ASCENDING);
+        }
+        return rows;
+    }
+
+    /** Partition key values then clustering prefix values of a version. */
+    public List<ByteBuffer> rowKey(Versions.Version v) {
+        List<String> names = new ArrayList<>(def.attributes().keySet());
+        List<ByteBuffer> key = new ArrayList<>(rowKeySize);
+        for (Column c : def.partitionKey()) {
+            key.add(v.values()[names.indexOf(c.name())]);
+        }
+        for (Column c : def.clusteringPrefix()) {
+            key.add(v.values()[names.indexOf(c.name())]);
+        }
+        return key;
+    }
+
+    public int tidAttribute() {
+        return tidAttribute;
+    }
+
+    static UUID tid(ByteBuffer b) {
+        return Tids.uuid(b);
+    }
+}

@@ -1,0 +1,145 @@
+package io.cassandragsi.repair.store;
+
+import com.datastax.oss.driver.api.core.CqlIdentifier;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.metadata.schema.KeyspaceMetadata;
+import com.datastax.oss.driver.api.core.metadata.schema.TableMetadata;
+import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.TablePlan;
+import io.cassandragsi.schema.CqlGenerator;
+import io.cassandragsi.schema.DefinitionException;
+import io.cassandragsi.schema.Index;
+import io.cassandragsi.schema.TableDef;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The indexed tables as the live schema describes them: like the trigger, the service reads the
+ * definitions from the index tables' comments, so the two never disagree about what is indexed.
+ * Reloaded when the driver's schema metadata changes (cheap check by identity).
+ */
+public final class Catalog {
+    private static final Logger LOG = LoggerFactory.getLogger(Catalog.class);
+    private static final CqlIdentifier COMMENT = CqlIdentifier.fromCql("comment");
+
+    private final CqlSession session;
+    private volatile Object loadedFrom;
+    private volatile Map<String, Indexed> tables = Map.of();
+    private final Map<String, String> problems = new ConcurrentHashMap<>();
+
+    /** One indexed base table with its statements. */
+    public static final class Indexed {
+        public final TableDef definition;
+        public final TablePlan plan;
+        public final BaseTable base;
+        public final Map<IndexPlan, IndexTable> indexTables;
+
+        Indexed(CqlSession session, TableDef definition, List<Index> indexes) {
+            this.definition = definition;
+            this.plan = TablePlan.of(definition, indexes);
+            this.base = new BaseTable(session, definition);
+            Map<IndexPlan, IndexTable> map = new LinkedHashMap<>();
+            for (IndexPlan p : plan.indexes()) {
+                map.put(p, new IndexTable(session, definition, p));
+            }
+            this.indexTables = map;
+        }
+
+        public IndexPlan index(String name) {
+            for (IndexPlan p : plan.indexes()) {
+                if (p.index().name().equals(name)) {
+                    return p;
+                }
+            }
+            return null;
+        }
+    }
+
+    public Catalog(CqlSession session) {
+        this.session = session;
+    }
+
+    /** The indexed table {@code keyspace.table}, or null. */
+    public Indexed table(String keyspace, String table) {
+        refreshIfChanged();
+        return tables.get(keyspace + "." + table);
+    }
+
+    public Map<String, Indexed> tables() {
+        refreshIfChanged();
+        return tables;
+    }
+
+    /** Index tables whose definition could not be used, with why (surfaced in status). */
+    public Map<String, String> problems() {
+        return Map.copyOf(problems);
+    }
+
+    private void refreshIfChanged() {
+        Object current = session.getMetadata().getKeyspaces();
+        if (current != loadedFrom) {
+            synchronized (this) {
+                current = session.getMetadata().getKeyspaces();
+                if (current != loadedFrom) {
+                    tables = load();
+                    loadedFrom = current;
+                }
+            }
+        }
+    }
+
+    private Map<String, Indexed> load() {
+        Map<String, TableDef> chosen = new LinkedHashMap<>();
+        Map<String, List<String>> indexNames = new LinkedHashMap<>();
+        problems.clear();
+        for (KeyspaceMetadata ks : session.getMetadata().getKeyspaces().values()) {
+            for (TableMetadata t : ks.getTables().values()) {
+                Object comment = t.getOptions().get(COMMENT);
+                String source = ks.getName().asInternal() + "." + t.getName().asInternal();
+                CqlGenerator.IndexComment parsed;
+                try {
+                    parsed = CqlGenerator.parseIndexComment(comment == null ? null : comment.toString(), source);
+                } catch (DefinitionException e) {
+                    problems.put(source, e.getMessage());
+                    LOG.warn("ignoring index table {}: {}", source, e.getMessage());
+                    continue;
+                }
+                if (parsed == null) {
+                    continue;
+                }
+                String key = ks.getName().asInternal() + "." + parsed.table();
+                TableDef def = parsed.definition();
+                TableDef before = chosen.get(key);
+                if (before == null || def.attributes().size() > before.attributes().size()) {
+                    chosen.put(key, def);
+                }
+                indexNames.computeIfAbsent(key, k -> new ArrayList<>()).add(parsed.index());
+            }
+        }
+        Map<String, Indexed> out = new LinkedHashMap<>();
+        for (Map.Entry<String, TableDef> e : chosen.entrySet()) {
+            TableDef def = e.getValue();
+            List<Index> indexes = new ArrayList<>();
+            for (String name : indexNames.get(e.getKey())) {
+                Index index = def.index(name);
+                if (index == null) {
+                    problems.put(e.getKey() + "/" + name, "index table exists but the newest definition lacks index " + name);
+                    continue;
+                }
+                indexes.add(index);
+            }
+            try {
+                out.put(e.getKey(), new Indexed(session, def, indexes));
+            } catch (RuntimeException ex) {
+                problems.put(e.getKey(), ex.getMessage());
+                LOG.warn("cannot serve {}: {}", e.getKey(), ex.getMessage());
+            }
+        }
+        return out;
+    }
+}

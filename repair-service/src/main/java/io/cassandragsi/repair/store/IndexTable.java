@@ -1,0 +1,99 @@
+package io.cassandragsi.repair.store;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.TablePlan;
+import io.cassandragsi.schema.Column;
+import io.cassandragsi.schema.Cql;
+import io.cassandragsi.schema.Index;
+import io.cassandragsi.schema.TableDef;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.stream.Collectors;
+
+/**
+ * Writes to one index table, every one at the TS of the version it is for (DESIGN.md section 3),
+ * so they are idempotent and commute with the trigger's writes.
+ */
+public final class IndexTable {
+    private final CqlSession session;
+    private final IndexPlan plan;
+    private final PreparedStatement upsert;
+    private final PreparedStatement markDeleted;
+    private final int keySize;
+    private final int projSize;
+
+    public IndexTable(CqlSession session, TableDef def, IndexPlan plan) {
+        this.session = session;
+        this.plan = plan;
+        Index index = plan.index();
+        String table = Cql.qualified(def.keyspace(), index.tableName());
+        List<String> columns = new ArrayList<>();
+        for (Column c : index.keyColumns()) {
+            columns.add(c.cqlName());
+        }
+        for (Column c : index.proj()) {
+            columns.add(c.cqlName());
+        }
+        if (!index.perVersion()) {
+            columns.add(Cql.quote(Index.TID_COLUMN));
+            columns.add(Cql.quote(Index.DELETED_COLUMN));
+        }
+        this.keySize = index.keyColumns().size();
+        this.projSize = index.proj().size();
+        this.upsert = session.prepare("INSERT INTO " + table + " (" + String.join(", ", columns) + ") VALUES ("
+                + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ") USING TIMESTAMP ?");
+        this.markDeleted = index.perVersion() ? null : session.prepare("UPDATE " + table + " USING TIMESTAMP ? SET "
+                + Cql.quote(Index.DELETED_COLUMN) + " = ? WHERE "
+                + index.keyColumns().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND ")));
+    }
+
+    public IndexPlan plan() {
+        return plan;
+    }
+
+    /** Applies one write of the sibling diff asynchronously. */
+    public CompletionStage<AsyncResultSet> apply(TablePlan.IndexWrite write, ConsistencyLevel cl) {
+        return session.executeAsync(statement(write, cl));
+    }
+
+    BoundStatement statement(TablePlan.IndexWrite write, ConsistencyLevel cl) {
+        if (write instanceof TablePlan.Upsert u) {
+            BoundStatementBuilder b = upsert.boundStatementBuilder();
+            int i = 0;
+            for (ByteBuffer k : u.key()) {
+                b.setBytesUnsafe(i++, k.duplicate());
+            }
+            TablePlan.Entry e = u.entry();
+            for (int p = 0; p < projSize; p++, i++) {
+                if (e.projKnown()[p]) {
+                    b.setBytesUnsafe(i, e.proj()[p] == null ? null : e.proj()[p].duplicate());
+                } // else: left unset, the cell is not touched
+            }
+            if (!plan.perVersion()) {
+                b.setBytesUnsafe(i++, u.tid().duplicate());
+                b.setToNull(i++);
+            }
+            b.setLong(i, u.timestamp());
+            return b.setConsistencyLevel(cl).setIdempotence(true).build();
+        }
+        TablePlan.MarkDeleted m = (TablePlan.MarkDeleted) write;
+        BoundStatementBuilder b = markDeleted.boundStatementBuilder().setLong(0, m.timestamp())
+                .setBytesUnsafe(1, m.deletedAt().duplicate());
+        int i = 2;
+        for (ByteBuffer k : m.key()) {
+            b.setBytesUnsafe(i++, k.duplicate());
+        }
+        if (i - 2 != keySize) {
+            throw new IllegalStateException("key size mismatch for " + plan.tableName());
+        }
+        return b.setConsistencyLevel(cl).setIdempotence(true).build();
+    }
+}

@@ -1,0 +1,71 @@
+package io.cassandragsi.repair.store;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
+import io.cassandragsi.schema.Cql;
+import io.cassandragsi.schema.QueueLayout;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The work queue the trigger writes (layout in {@link QueueLayout}): read only, by shard and time
+ * bucket. The service never deletes markers; TTL and time-window compaction drop them whole.
+ */
+public final class QueueStore {
+    private final CqlSession session;
+    private final PreparedStatement after;
+    private final PreparedStatement write;
+    private final QueueLayout.Settings settings;
+    private final String keyspace;
+
+    /** One marker: a base write to diff (see {@link QueueLayout} for the flags). */
+    public record Marker(UUID id, String keyspace, String table, ByteBuffer pk, ByteBuffer ck, UUID tidMin, UUID tidMax, int flags) {}
+
+    public QueueStore(CqlSession session, String keyspace) {
+        this.session = session;
+        this.keyspace = keyspace;
+        String table = Cql.qualified(keyspace, QueueLayout.TABLE);
+        var meta = session.getMetadata().getKeyspace(Cql.quote(keyspace))
+                .flatMap(k -> k.getTable(Cql.quote(QueueLayout.TABLE)))
+                .orElseThrow(() -> new IllegalStateException("no queue table " + keyspace + "." + QueueLayout.TABLE
+                        + ": run ./gsi schema apply first"));
+        this.settings = QueueLayout.Settings.parseComment(meta.getOptions().getOrDefault(
+                com.datastax.oss.driver.api.core.CqlIdentifier.fromCql("comment"), "{}").toString());
+        this.after = session.prepare("SELECT id, keyspace_name, table_name, pk, ck, tid_min, tid_max, flags FROM " + table
+                + " WHERE shard = ? AND bucket = ? AND id > ? LIMIT 5000");
+        this.write = session.prepare("INSERT INTO " + table
+                + " (shard, bucket, id, keyspace_name, table_name, pk, ck, tid_min, tid_max, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    }
+
+    public QueueLayout.Settings settings() {
+        return settings;
+    }
+
+    public String keyspace() {
+        return keyspace;
+    }
+
+    /** At most this many markers per read. */
+    public static final int READ_LIMIT = 5000;
+
+    /** Markers of one shard and bucket with an id after {@code afterId}, in id order, at most {@link #READ_LIMIT}. */
+    public List<Marker> read(int shard, long bucket, UUID afterId, ConsistencyLevel cl) {
+        List<Marker> out = new ArrayList<>();
+        for (Row r : session.execute(after.bind(shard, bucket, afterId).setConsistencyLevel(cl).setPageSize(2000))) {
+            out.add(new Marker(r.getUuid(0), r.getString(1), r.getString(2), r.getByteBuffer(3), r.getByteBuffer(4),
+                    r.getUuid(5), r.getUuid(6), r.getInt(7)));
+        }
+        return out;
+    }
+
+    /** Queues a marker from the service itself (read repair, CAS follow-ups). */
+    public void enqueue(Marker m, long nowMillis, ConsistencyLevel cl) {
+        int shard = QueueLayout.shardOf(m.keyspace(), m.table(), m.pk(), settings.shards());
+        session.execute(write.bind(shard, settings.bucketOf(nowMillis), m.id(), m.keyspace(), m.table(), m.pk(), m.ck(),
+                m.tidMin(), m.tidMax(), m.flags()).setConsistencyLevel(cl).setIdempotent(true));
+    }
+}

@@ -1,0 +1,43 @@
+package io.cassandragsi.repair.store;
+
+import com.datastax.oss.driver.api.core.cql.Row;
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.index.VersionRow;
+import java.nio.ByteBuffer;
+import java.util.Comparator;
+import java.util.UUID;
+
+/** One stored version of a base row, read with every attribute (a complete {@link VersionRow}). */
+public final class Versions {
+    private Versions() {}
+
+    /** A complete version: every attribute known, nulls are nulls. */
+    public record Version(ByteBuffer[] values, int tidAttribute) implements VersionRow {
+        @Override
+        public boolean has(int attribute) {
+            return true;
+        }
+
+        @Override
+        public ByteBuffer get(int attribute) {
+            ByteBuffer v = values[attribute];
+            return v == null ? null : v.duplicate();
+        }
+
+        public UUID tid() {
+            return Tids.uuid(values[tidAttribute]);
+        }
+    }
+
+    /** Ascending tid order, as Cassandra's TimeUUIDType orders them. */
+    public static final Comparator<Version> ASCENDING = (a, b) -> Tids.compare(a.tid(), b.tid());
+
+    /** A row selected with the attributes in definition order. */
+    static Version of(Row row, int attributes, int tidAttribute) {
+        ByteBuffer[] values = new ByteBuffer[attributes];
+        for (int i = 0; i < attributes; i++) {
+            values[i] = row.getBytesUnsafe(i);
+        }
+        return new Version(values, tidAttribute);
+    }
+}
