@@ -52,6 +52,9 @@ public final class SharedCluster {
             session = CqlSession.builder()
                     .addContactPoints(c.contactPoints())
                     .withLocalDatacenter(c.localDatacenter())
+                    .withConfigLoader(com.datastax.oss.driver.api.core.config.DriverConfigLoader.programmaticBuilder()
+                            .withDuration(com.datastax.oss.driver.api.core.config.DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(10))
+                            .build())
                     .build();
         }
         return session;
@@ -72,7 +75,7 @@ public final class SharedCluster {
     public static void apply(TableDef def) {
         CqlSession s = session();
         for (CqlGenerator.Statement st : CqlGenerator.all(def, "gsi", REPLICATION)) {
-            s.execute(st.cql());
+            s.execute(com.datastax.oss.driver.api.core.cql.SimpleStatement.newInstance(st.cql()).setTimeout(Duration.ofSeconds(60)));
         }
         s.checkSchemaAgreement();
     }

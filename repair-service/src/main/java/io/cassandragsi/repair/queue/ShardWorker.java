@@ -34,6 +34,8 @@ import org.slf4j.LoggerFactory;
 final class ShardWorker {
     private static final Logger LOG = LoggerFactory.getLogger(ShardWorker.class);
     static final Duration GRACE = Duration.ofSeconds(20);
+    /** How far back each poll re-reads its bucket for markers that became visible out of id order. */
+    static final Duration REREAD = Duration.ofMillis(1000);
     static final Duration SWEEP_EVERY = Duration.ofSeconds(10);
     static final Duration CHECKPOINT_EVERY = Duration.ofSeconds(2);
     /** A CAS write not visible to a SERIAL read this long after its marker never applied. */
@@ -56,7 +58,9 @@ final class ShardWorker {
     private UUID afterId;
     private final Map<UUID, Long> seen = new LinkedHashMap<>();
     private final List<Pending> pending = new ArrayList<>();
+    private final Set<UUID> pendingIds = new HashSet<>();
     private long lastSweep;
+    private long resumedAt;
     private long lastCheckpoint;
     private Instant lastCheckpointValue;
     volatile boolean running = true;
@@ -82,6 +86,7 @@ final class ShardWorker {
         bucket = settings.bucketOf(from.toEpochMilli());
         afterId = Tids.minAtTicks(Tids.ticks(from));
         lastCheckpointValue = from;
+        resumedAt = from.toEpochMilli();
         LOG.info("shard {}: resuming from {}", shard, from);
     }
 
@@ -91,13 +96,29 @@ final class ShardWorker {
         long nowBucket = settings.bucketOf(nowMillis);
         boolean full = false;
         while (true) {
-            List<Marker> got = queue.read(shard, bucket, afterId, cl);
-            if (!got.isEmpty()) {
+            // Re-read the last REREAD of the bucket: markers become visible in a different order
+            // than their ids (concurrent batches), and the seen-set drops the repeats.
+            UUID cursor = rereadStart();
+            int read = 0;
+            while (true) {
+                List<Marker> got = queue.read(shard, bucket, cursor, cl);
                 batch.addAll(got);
-                afterId = got.get(got.size() - 1).id();
+                read += got.size();
+                if (!got.isEmpty()) {
+                    cursor = got.get(got.size() - 1).id();
+                    if (Tids.compare(cursor, afterId) > 0) {
+                        afterId = cursor;
+                    }
+                }
+                if (got.size() < QueueStore.READ_LIMIT) {
+                    break;
+                }
+                if (read >= 4 * QueueStore.READ_LIMIT) {
+                    full = true;
+                    break;
+                }
             }
-            if (got.size() >= QueueStore.READ_LIMIT) {
-                full = true;
+            if (full) {
                 break;
             }
             if (bucket < nowBucket) {
@@ -107,16 +128,10 @@ final class ShardWorker {
             }
             break;
         }
+        boolean worked = processNew(batch, nowMillis);
         if (nowMillis - lastSweep >= SWEEP_EVERY.toMillis()) {
-            batch.addAll(sweep(nowMillis));
+            worked |= processNew(sweep(nowMillis), nowMillis);
             lastSweep = nowMillis;
-        }
-        batch.removeIf(m -> seen.containsKey(m.id()));
-        metrics.markersRead.add(batch.size());
-        boolean worked = !batch.isEmpty();
-        if (worked) {
-            oldestUnfinished = batch.stream().mapToLong(m -> WriteTimestamps.toEpochMillis(WriteTimestamps.of(m.id()))).min().orElse(0);
-            process(MarkerGroup.coalesce(batch), nowMillis);
         }
         worked |= retryDue(nowMillis);
         oldestUnfinished = pending.stream().mapToLong(p -> markerMillis(p.group.oldestMarker())).min().orElse(0);
@@ -128,8 +143,31 @@ final class ShardWorker {
         return worked || full;
     }
 
+    /** Processes the markers not seen before; true when there were any. */
+    private boolean processNew(List<Marker> batch, long nowMillis) {
+        batch.removeIf(m -> seen.containsKey(m.id()) || isPending(m.id()));
+        if (batch.isEmpty()) {
+            return false;
+        }
+        metrics.markersRead.add(batch.size());
+        oldestUnfinished = batch.stream().mapToLong(m -> markerMillis(m.id())).min().orElse(0);
+        process(MarkerGroup.coalesce(batch), nowMillis);
+        return true;
+    }
+
+    /** Where the fast path reads from: {@link #REREAD} before the newest id read, within the bucket. */
+    private UUID rereadStart() {
+        if (afterId == BEFORE_ALL) {
+            return BEFORE_ALL;
+        }
+        long ticks = WriteTimestamps.of(afterId) - REREAD.toMillis() * 10_000L;
+        long bucketStart = bucket * settings.bucketSeconds() * 1000L * 10_000L;
+        return ticks <= bucketStart ? BEFORE_ALL : Tids.minAtTicks(ticks);
+    }
+
     private List<Marker> sweep(long nowMillis) {
-        long from = nowMillis - GRACE.toMillis() - SWEEP_EVERY.toMillis();
+        // never before where this worker resumed: what lies before was its predecessor's
+        long from = Math.max(nowMillis - GRACE.toMillis() - SWEEP_EVERY.toMillis(), resumedAt);
         UUID fromId = Tids.minAtTicks(from * 10_000L);
         List<Marker> late = new ArrayList<>();
         for (long b = settings.bucketOf(from); b <= bucket; b++) {
@@ -156,12 +194,7 @@ final class ShardWorker {
     }
 
     private boolean isPending(UUID id) {
-        for (Pending p : pending) {
-            if (p.group.markerIds().contains(id)) {
-                return true;
-            }
-        }
-        return false;
+        return pendingIds.contains(id);
     }
 
     private void process(List<MarkerGroup> groups, long nowMillis) {
@@ -190,6 +223,7 @@ final class ShardWorker {
             if (age <= limit) {
                 long backoff = Math.min(30_000L, 100L << Math.min(attempts, 8));
                 pending.add(new Pending(g, nowMillis + backoff, attempts + 1));
+                pendingIds.addAll(g.markerIds());
                 return;
             }
             if (g.cas()) {
@@ -213,6 +247,7 @@ final class ShardWorker {
             if (p.nextAttempt <= nowMillis) {
                 due.add(p);
                 it.remove();
+                pendingIds.removeAll(p.group.markerIds());
             }
         }
         for (Pending p : due) {
@@ -266,10 +301,5 @@ final class ShardWorker {
             t = t.getCause();
         }
         return t.toString();
-    }
-
-    /** Markers already done, for tests of the dedupe logic. */
-    Set<UUID> seenIds() {
-        return new HashSet<>(seen.keySet());
     }
 }

@@ -27,6 +27,9 @@ public final class ServiceTables {
     private final PreparedStatement heartbeat;
     private final PreparedStatement instances;
 
+    /** Schema changes wait for every node; far longer than a read or a write may take. */
+    static final java.time.Duration DDL_TIMEOUT = java.time.Duration.ofSeconds(60);
+
     public static String[] createStatements(String keyspace) {
         return new String[] {
             "CREATE TABLE IF NOT EXISTS " + Cql.qualified(keyspace, "checkpoints")
@@ -41,7 +44,7 @@ public final class ServiceTables {
     public ServiceTables(CqlSession session, String keyspace) {
         this.session = session;
         for (String ddl : createStatements(keyspace)) {
-            session.execute(ddl);
+            session.execute(com.datastax.oss.driver.api.core.cql.SimpleStatement.newInstance(ddl).setTimeout(DDL_TIMEOUT));
         }
         session.checkSchemaAgreement();
         String checkpoints = Cql.qualified(keyspace, "checkpoints");

@@ -1,0 +1,185 @@
+package io.cassandragsi.it;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
+import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.TablePlan;
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.index.VersionRow;
+import io.cassandragsi.index.oracle.Oracle;
+import io.cassandragsi.schema.TableDef;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A randomized history of versions written through CQL to a revisions-shaped table by concurrent
+ * writers (old tids, retries of the same tid, tids 100 ns apart, A-B-A flips, partial updates,
+ * conditional inserts, nulls), with the oracle of the final state, and a comparison of the index
+ * tables with it.
+ */
+final class HistoryRun {
+    final long seed;
+    final TableDef def;
+    final TablePlan plan;
+    final Oracle oracle;
+    private final CqlSession session;
+    private final Map<UUID, Object[]> written = new ConcurrentHashMap<>();
+    private final Set<Long> usedTicks = ConcurrentHashMap.newKeySet();
+    private final AtomicLong clock = new AtomicLong(Tids.ticks(Instant.now()));
+
+    HistoryRun(CqlSession session, TableDef def, long seed) {
+        this.session = session;
+        this.def = def;
+        this.plan = TablePlan.of(def);
+        this.oracle = new Oracle(plan);
+        this.seed = seed;
+    }
+
+    private UUID freshTid(Random rnd) {
+        long tick = clock.addAndGet(rnd.nextInt(4) == 0 ? 1 : 1 + rnd.nextInt(20_000));
+        usedTicks.add(tick);
+        return Tids.fromTicks(tick, rnd.nextLong());
+    }
+
+    private UUID oldTid(Random rnd) {
+        long tick = clock.get() - 1 - rnd.nextInt(5_000_000);
+        while (!usedTicks.add(tick)) {
+            tick--;
+        }
+        return Tids.fromTicks(tick, rnd.nextLong());
+    }
+
+    /** Writes {@code writes} versions over {@code keys} keys with {@code writers} threads. */
+    void write(int keys, int writes, int writers) throws Exception {
+        String t = def.keyspace() + ".revisions";
+        PreparedStatement insert = session.prepare("INSERT INTO " + t + " (key, tid, length, value) VALUES (?, ?, ?, ?)");
+        PreparedStatement partial = session.prepare("UPDATE " + t + " SET value = ? WHERE key = ? AND tid = ?");
+        PreparedStatement cas = session.prepare("INSERT INTO " + t + " (key, tid, length, value) VALUES (?, ?, ?, ?) IF NOT EXISTS");
+        ExecutorService pool = Executors.newFixedThreadPool(writers);
+        List<Future<?>> done = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            final long threadSeed = seed * 31 + w;
+            final int count = writes / writers;
+            done.add(pool.submit(() -> {
+                Random rnd = new Random(threadSeed);
+                List<UUID> mine = new ArrayList<>();
+                for (int i = 0; i < count; i++) {
+                    String key = "k" + rnd.nextInt(keys);
+                    int kind = rnd.nextInt(20);
+                    if (kind == 0 && !mine.isEmpty()) { // a retry of an earlier write, same tid and values
+                        UUID tid = mine.get(rnd.nextInt(mine.size()));
+                        Object[] v = written.get(tid);
+                        if (v != null && v[2] != null) {
+                            session.execute(insert.bind(v[0], tid, v[2] == NULL ? null : v[2], v[3]));
+                        }
+                        continue;
+                    }
+                    UUID tid = kind == 1 ? oldTid(rnd) : freshTid(rnd);
+                    BigInteger length = rnd.nextInt(8) == 0 ? null : BigInteger.valueOf(rnd.nextInt(4));
+                    String value = "v" + rnd.nextInt(1000);
+                    if (kind == 2) { // partial update of a new version: no length
+                        session.execute(partial.bind(value, key, tid));
+                        written.put(tid, new Object[] {key, tid, null, value});
+                    } else if (kind == 3) {
+                        session.execute(cas.bind(key, tid, length, value));
+                        written.put(tid, new Object[] {key, tid, length == null ? NULL : length, value});
+                    } else {
+                        session.execute(insert.bind(key, tid, length, value));
+                        written.put(tid, new Object[] {key, tid, length == null ? NULL : length, value});
+                    }
+                    mine.add(tid);
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : done) {
+            f.get();
+        }
+        pool.shutdown();
+        for (Object[] v : written.values()) {
+            ByteBuffer[] values = {text((String) v[0]), Tids.bytes((UUID) v[1]),
+                v[2] == null || v[2] == NULL ? null : ByteBuffer.wrap(((BigInteger) v[2]).toByteArray()), text((String) v[3])};
+            oracle.write(List.of(values[0]), (UUID) v[1], new Complete(values));
+        }
+    }
+
+    private static final Object NULL = new Object();
+
+    private static ByteBuffer text(String s) {
+        return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private record Complete(ByteBuffer[] values) implements VersionRow {
+        @Override
+        public boolean has(int attribute) {
+            return true;
+        }
+
+        @Override
+        public ByteBuffer get(int attribute) {
+            return values[attribute];
+        }
+    }
+
+    /** What the index holds against the oracle. */
+    record Drift(int expected, int missing, int orphans, int wrongTid, int wrongDeleted, int laterDeleted) {
+        boolean clean() {
+            return missing == 0 && orphans == 0 && wrongTid == 0 && wrongDeleted == 0;
+        }
+    }
+
+    Drift compare(IndexPlan index) {
+        Map<List<ByteBuffer>, Oracle.EntryState> expected = oracle.expected(index);
+        Map<List<ByteBuffer>, Row> actual = new HashMap<>();
+        String cols = String.join(", ", index.index().keyColumns().stream().map(c -> c.cqlName()).toList());
+        String extra = index.perVersion() ? "" : ", \"_tid\", \"_deleted\"";
+        for (Row r : session.execute("SELECT " + cols + extra + " FROM " + def.keyspace() + "." + index.tableName())) {
+            List<ByteBuffer> key = new ArrayList<>();
+            for (int i = 0; i < index.index().keyColumns().size(); i++) {
+                key.add(r.getBytesUnsafe(i));
+            }
+            actual.put(key, r);
+        }
+        int missing = 0, orphans = 0, wrongTid = 0, wrongDeleted = 0, later = 0;
+        for (Map.Entry<List<ByteBuffer>, Oracle.EntryState> e : expected.entrySet()) {
+            Row r = actual.get(e.getKey());
+            if (r == null) {
+                missing++;
+                continue;
+            }
+            if (index.perVersion()) {
+                continue;
+            }
+            int n = index.index().keyColumns().size();
+            if (!e.getValue().tid().equals(r.getUuid(n))) {
+                wrongTid++;
+            }
+            switch (oracle.judgeDeleted(index, e.getKey(), e.getValue(), r.getUuid(n + 1))) {
+                case WRONG -> wrongDeleted++;
+                case LATER_NON_MATCHING_VERSION -> later++;
+                default -> { }
+            }
+        }
+        for (List<ByteBuffer> key : actual.keySet()) {
+            if (!expected.containsKey(key)) {
+                orphans++;
+            }
+        }
+        return new Drift(expected.size(), missing, orphans, wrongTid, wrongDeleted, later);
+    }
+}
