@@ -91,11 +91,26 @@ public final class CqlGenerator {
 
     /** The comment stored on an index table: which base table and index it serves, and the definition. */
     public static String indexComment(TableDef def, Index index) {
+        return comment(def, index.name(), false);
+    }
+
+    /**
+     * The comment of an index table whose index left the definition: kept (never dropped by us)
+     * but no longer maintained by the trigger or served by the repair service.
+     */
+    public static String retiredIndexComment(IndexComment comment) {
+        return comment(comment.definition(), comment.index(), true);
+    }
+
+    private static String comment(TableDef def, String indexName, boolean retired) {
         ObjectNode root = MAPPER.createObjectNode();
         ObjectNode gsi = root.putObject(COMMENT_KEY);
         gsi.put("format", COMMENT_FORMAT);
         gsi.put("table", def.table());
-        gsi.put("index", index.name());
+        gsi.put("index", indexName);
+        if (retired) {
+            gsi.put("retired", true);
+        }
         try {
             gsi.set("definition", MAPPER.readTree(Definitions.toJson(def)));
             return MAPPER.writeValueAsString(root);
@@ -105,7 +120,7 @@ public final class CqlGenerator {
     }
 
     /** What an index table's comment says, or null when it is not one of ours. */
-    public record IndexComment(String table, String index, TableDef definition) {}
+    public record IndexComment(String table, String index, TableDef definition, boolean retired) {}
 
     /**
      * Reads an index table's comment. Returns null for comments that are not ours; throws
@@ -130,7 +145,7 @@ public final class CqlGenerator {
         if (def.index(index) == null) {
             throw new DefinitionException(source, index, null, "index table comment names an index its definition lacks");
         }
-        return new IndexComment(gsi.path("table").asText(), index, def);
+        return new IndexComment(gsi.path("table").asText(), index, def, gsi.path("retired").asBoolean(false));
     }
 
     private static String primaryKey(List<Column> partition, List<Column> clustering) {

@@ -126,7 +126,7 @@ final class CompiledTable {
                 IndexTrigger.LOG.error("gsi trigger: ignoring index table {}.{}: {}", base.keyspace, t.name, e.getMessage());
                 continue;
             }
-            if (comment == null || !comment.table().equals(base.name)) {
+            if (comment == null || comment.retired() || !comment.table().equals(base.name)) {
                 continue;
             }
             TableDef def = comment.definition();
@@ -162,8 +162,12 @@ final class CompiledTable {
                         base.keyspace, e.getValue().name);
                 continue;
             }
-            // Re-resolve the index against the chosen definition so that attribute positions agree.
-            Index resolved = chosen.index(index.name()) != null ? chosen.index(index.name()) : index;
+            // Re-resolve the index against the chosen definition so that attribute positions agree;
+            // an index the newest definition lacks is on its way out (schema apply retires it).
+            Index resolved = chosen.index(index.name());
+            if (resolved == null) {
+                continue;
+            }
             indexes.add(resolved);
             TableMetadata t = e.getValue();
             ColumnMetadata[] proj = resolved.proj().stream().map(c -> t.getColumn(ByteBufferUtil.bytes(c.name()))).toArray(ColumnMetadata[]::new);

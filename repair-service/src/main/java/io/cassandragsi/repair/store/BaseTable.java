@@ -111,6 +111,12 @@ public final class BaseTable {
         return v.isEmpty() ? null : v.get(0);
     }
 
+    /** The version with exactly this tid, or null. */
+    public Versions.Version version(List<ByteBuffer> rowKey, UUID tid, ConsistencyLevel cl) {
+        List<Versions.Version> v = fetch(bind(inRange, rowKey, cl, tid, tid));
+        return v.isEmpty() ? null : v.get(0);
+    }
+
     /** Every version of every row in one partition, grouped by row (prefix), each ascending. */
     public List<List<Versions.Version>> partition(List<ByteBuffer> partitionKey, ConsistencyLevel cl) {
         BoundStatementBuilder b = partition.boundStatementBuilder();

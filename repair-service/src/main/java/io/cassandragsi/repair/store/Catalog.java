@@ -109,7 +109,7 @@ public final class Catalog {
                     LOG.warn("ignoring index table {}: {}", source, e.getMessage());
                     continue;
                 }
-                if (parsed == null) {
+                if (parsed == null || parsed.retired()) {
                     continue;
                 }
                 String key = ks.getName().asInternal() + "." + parsed.table();

@@ -1,0 +1,93 @@
+package io.cassandragsi.repair.cli;
+
+import io.cassandragsi.conf.LocalClusterException;
+import io.cassandragsi.repair.config.CassandraUnavailableException;
+import io.cassandragsi.repair.config.ConfigException;
+import io.cassandragsi.repair.schema.SchemaApplyException;
+import io.cassandragsi.schema.DefinitionException;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code gsi} command line (DESIGN.md section 5). Exit codes: 0 success, 1 failure, 2 usage
+ * error. A failure prints one line starting with {@code error:}; {@code --verbose} adds the stack
+ * trace and debug logging.
+ *
+ * <p>To add a subcommand, add its class to {@code subcommands} below.
+ */
+@Command(
+        name = "gsi",
+        mixinStandardHelpOptions = true,
+        versionProvider = GsiCommand.Version.class,
+        description = "Global secondary indexes for Apache Cassandra 5.0.",
+        subcommands = {SchemaCommand.class, UpCommand.class, CommandLine.HelpCommand.class})
+public final class GsiCommand implements Runnable {
+    public static final int OK = CommandLine.ExitCode.OK;
+    public static final int FAILURE = CommandLine.ExitCode.SOFTWARE;
+    public static final int USAGE = CommandLine.ExitCode.USAGE;
+
+    @Spec
+    CommandSpec spec;
+
+    @CommandLine.Mixin
+    Verbosity verbosity;
+
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs the command line and returns the exit code (tests call this instead of {@link #main}). */
+    public static int execute(String... args) {
+        return commandLine().execute(args);
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new GsiCommand());
+        cl.setExecutionExceptionHandler(GsiCommand::handle);
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        return cl;
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command");
+    }
+
+    private static int handle(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
+        PrintWriter err = cmd.getErr();
+        err.println("error: " + message(e));
+        if (Verbosity.isVerbose()) {
+            e.printStackTrace(err);
+        } else if (!isExpected(e)) {
+            err.println("(run with --verbose for the stack trace)");
+        }
+        err.flush();
+        return FAILURE;
+    }
+
+    /** Failures that are the user's or the environment's, fully described by their message. */
+    private static boolean isExpected(Throwable e) {
+        return e instanceof CommandFailedException || e instanceof ConfigException || e instanceof DefinitionException
+                || e instanceof SchemaApplyException || e instanceof CassandraUnavailableException
+                || e instanceof LocalClusterException || e instanceof IllegalArgumentException;
+    }
+
+    private static String message(Throwable e) {
+        if (isExpected(e) && e.getMessage() != null) {
+            return e.getMessage();
+        }
+        return "unexpected " + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+    }
+
+    /** The version from the jar's manifest. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = GsiCommand.class.getPackage().getImplementationVersion();
+            return new String[] {"gsi " + (v == null ? "(development build)" : v)};
+        }
+    }
+}

@@ -1,0 +1,455 @@
+package io.cassandragsi.repair.config;
+
+import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+
+/**
+ * Reads the YAML configuration file into a validated {@link GsiConfig}.
+ *
+ * <p>The file has four sections, all optional; every key is optional and has a default, and no
+ * default holds a credential:
+ *
+ * <pre>
+ * cassandra:
+ *   contact_points: [127.0.0.1:9042]
+ *   local_datacenter: datacenter1
+ *   username: ...            # with password: plain-text authentication
+ *   password: ...
+ *   tls:
+ *     enabled: false
+ *     truststore: { path: ..., password: ... }
+ *     keystore: { path: ..., password: ... }   # client certificates, optional
+ *     hostname_validation: true
+ *   driver_config: ...       # a driver application.conf for everything else
+ * consistency: { read: LOCAL_QUORUM, write: LOCAL_QUORUM, serial: LOCAL_SERIAL }
+ * queue: { keyspace: gsi, shards: 8, poll_interval: 100ms }
+ * http: { bind: 127.0.0.1, port: 8080, token: ..., allow_unauthenticated_remote: false }
+ * </pre>
+ *
+ * Unknown keys are errors (a typo must not silently fall back to a default); every error names the
+ * file and the key. Relative paths are resolved against the file's directory.
+ */
+public final class ConfigLoader {
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
+    private static final Pattern KEYSPACE = Pattern.compile("[a-z][a-z0-9_]{0,47}");
+
+    private static final ObjectMapper MAPPER = new ObjectMapper(new YAMLFactory())
+            .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .enable(DeserializationFeature.ACCEPT_SINGLE_VALUE_AS_ARRAY)
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+    private ConfigLoader() {}
+
+    /** Reads and validates a config file. */
+    public static GsiConfig load(Path file) {
+        String source = file.toString();
+        String yaml;
+        try {
+            yaml = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new ConfigException(source, null, "cannot read the config file: " + e);
+        }
+        Path dir = file.toAbsolutePath().getParent();
+        return parse(yaml, source, dir);
+    }
+
+    /**
+     * Parses and validates config YAML; {@code source} names it in errors, {@code baseDir} resolves
+     * relative paths.
+     */
+    public static GsiConfig parse(String yaml, String source, Path baseDir) {
+        Raw.Root raw;
+        try {
+            JsonNode tree = MAPPER.readTree(yaml);
+            boolean empty = tree == null || tree.isMissingNode() || tree.isNull();
+            raw = empty ? new Raw.Root() : MAPPER.readValue(yaml, Raw.Root.class);
+        } catch (JsonProcessingException e) {
+            throw translate(e, source);
+        }
+        return new Validator(source, baseDir).validate(raw);
+    }
+
+    private static ConfigException translate(JsonProcessingException e, String source) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof MarkedYAMLException m) {
+                Mark mark = m.getProblemMark();
+                String where = mark == null ? "" : " (line " + (mark.getLine() + 1) + ", column " + (mark.getColumn() + 1) + ")";
+                return new ConfigException(source, null, "not valid YAML: " + m.getProblem() + where);
+            }
+        }
+        if (e instanceof UnrecognizedPropertyException u) {
+            return new ConfigException(source, path(u), "unknown key; known keys here: "
+                    + known(u.getKnownPropertyIds()));
+        }
+        if (e instanceof MismatchedInputException m) {
+            return new ConfigException(source, path(m), "expected " + describe(m.getTargetType()) + at(m));
+        }
+        if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {
+            return new ConfigException(source, path(m), firstLine(m.getOriginalMessage()) + at(m));
+        }
+        return new ConfigException(source, null, "not valid YAML: " + firstLine(e.getOriginalMessage()) + at(e));
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
+    private static String path(JsonMappingException e) {
+        StringBuilder sb = new StringBuilder();
+        for (JsonMappingException.Reference ref : e.getPath()) {
+            if (ref.getFieldName() != null) {
+                if (sb.length() > 0) {
+                    sb.append('.');
+                }
+                sb.append(ref.getFieldName());
+            } else if (ref.getIndex() >= 0) {
+                sb.append('[').append(ref.getIndex()).append(']');
+            }
+        }
+        return sb.length() == 0 ? null : sb.toString();
+    }
+
+    /** Where the offending token starts (for unknown keys: the line of the key). */
+    private static String at(JsonProcessingException e) {
+        JsonLocation location = e.getLocation();
+        if (e.getProcessor() instanceof JsonParser p && p.currentTokenLocation() != null) {
+            location = p.currentTokenLocation();
+        }
+        if (location == null || location.getLineNr() < 0) {
+            return "";
+        }
+        return " (line " + location.getLineNr() + ", column " + location.getColumnNr() + ")";
+    }
+
+    private static String known(Collection<Object> ids) {
+        return ids == null ? "?" : new TreeSet<>(ids.stream().map(String::valueOf).collect(Collectors.toList())).toString()
+                .replaceAll("[\\[\\]]", "");
+    }
+
+    private static String describe(Class<?> type) {
+        if (type == null) {
+            return "a different kind of value";
+        }
+        if (type == Integer.class || type == int.class) {
+            return "a whole number";
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return "true or false";
+        }
+        if (type == String.class) {
+            return "a single value (text)";
+        }
+        if (List.class.isAssignableFrom(type)) {
+            return "a list";
+        }
+        return "a section (key: value lines)";
+    }
+
+    /** The file's shape: every field optional (null = absent = default). */
+    static final class Raw {
+        private Raw() {}
+
+        static final class Root {
+            public Cassandra cassandra;
+            public Consistency consistency;
+            public Queue queue;
+            public Http http;
+        }
+
+        static final class Cassandra {
+            public List<String> contactPoints;
+            public String localDatacenter;
+            public String username;
+            public String password;
+            public Tls tls;
+            public String driverConfig;
+        }
+
+        static final class Tls {
+            public Boolean enabled;
+            public Store truststore;
+            public Store keystore;
+            public Boolean hostnameValidation;
+        }
+
+        static final class Store {
+            public String path;
+            public String password;
+        }
+
+        static final class Consistency {
+            public String read;
+            public String write;
+            public String serial;
+        }
+
+        static final class Queue {
+            public String keyspace;
+            public Integer shards;
+            public String pollInterval;
+        }
+
+        static final class Http {
+            public String bind;
+            public Integer port;
+            public String token;
+            public Boolean allowUnauthenticatedRemote;
+        }
+    }
+
+    /** Turns the raw shape into typed sections, applying defaults and naming the key on errors. */
+    private static final class Validator {
+        private final String source;
+        private final Path baseDir;
+
+        Validator(String source, Path baseDir) {
+            this.source = source;
+            this.baseDir = baseDir;
+        }
+
+        private ConfigException error(String key, String problem) {
+            return new ConfigException(source, key, problem);
+        }
+
+        GsiConfig validate(Raw.Root raw) {
+            return new GsiConfig(
+                    cassandra(raw.cassandra == null ? new Raw.Cassandra() : raw.cassandra),
+                    consistency(raw.consistency == null ? new Raw.Consistency() : raw.consistency),
+                    queue(raw.queue == null ? new Raw.Queue() : raw.queue),
+                    http(raw.http == null ? new Raw.Http() : raw.http));
+        }
+
+        private CassandraConfig cassandra(Raw.Cassandra raw) {
+            CassandraConfig defaults = CassandraConfig.defaults();
+            List<ContactPoint> points = defaults.contactPoints();
+            if (raw.contactPoints != null) {
+                if (raw.contactPoints.isEmpty()) {
+                    throw error("cassandra.contact_points", "needs at least one host:port");
+                }
+                points = new ArrayList<>();
+                for (int i = 0; i < raw.contactPoints.size(); i++) {
+                    try {
+                        points.add(ContactPoint.parse(raw.contactPoints.get(i)));
+                    } catch (IllegalArgumentException e) {
+                        throw error("cassandra.contact_points[" + i + "]", e.getMessage());
+                    }
+                }
+            }
+            String dc = text(raw.localDatacenter, "cassandra.local_datacenter", defaults.localDatacenter());
+            String username = text(raw.username, "cassandra.username", null);
+            String password = raw.password;
+            if (password != null && username == null) {
+                throw error("cassandra.password", "is set but cassandra.username is not");
+            }
+            if (username != null && (password == null || password.isEmpty())) {
+                throw error("cassandra.username", "is set but cassandra.password is not");
+            }
+            TlsConfig tls = tls(raw.tls);
+            Path driverConfig = null;
+            if (raw.driverConfig != null) {
+                driverConfig = existingFile(raw.driverConfig, "cassandra.driver_config");
+                try {
+                    ConfigFactory.parseFile(driverConfig.toFile(), ConfigParseOptions.defaults().setAllowMissing(false));
+                } catch (com.typesafe.config.ConfigException e) {
+                    throw error("cassandra.driver_config", "the driver configuration file does not parse: " + e.getMessage());
+                }
+            }
+            return new CassandraConfig(points, dc, username, password, tls, driverConfig);
+        }
+
+        private TlsConfig tls(Raw.Tls raw) {
+            if (raw == null) {
+                return TlsConfig.disabled();
+            }
+            boolean enabled = raw.enabled != null && raw.enabled;
+            boolean hostnameValidation = raw.hostnameValidation == null || raw.hostnameValidation;
+            if (!enabled) {
+                if (raw.truststore != null || raw.keystore != null) {
+                    throw error("cassandra.tls.enabled", "is not true, but a truststore or keystore is configured;"
+                            + " set enabled: true to use TLS, or remove the stores");
+                }
+                return new TlsConfig(false, null, null, null, null, hostnameValidation);
+            }
+            if (raw.truststore == null || raw.truststore.path == null) {
+                throw error("cassandra.tls.truststore.path", "is required when TLS is enabled (the truststore holds the CA"
+                        + " that signed the nodes' certificates; to use the JVM's default trust store instead, leave tls"
+                        + " disabled here and configure advanced.ssl-engine-factory in driver_config)");
+            }
+            Path truststore = existingFile(raw.truststore.path, "cassandra.tls.truststore.path");
+            Path keystore = null;
+            String keystorePassword = null;
+            if (raw.keystore != null) {
+                if (raw.keystore.path == null) {
+                    throw error("cassandra.tls.keystore.path", "is required when a keystore section is given");
+                }
+                keystore = existingFile(raw.keystore.path, "cassandra.tls.keystore.path");
+                if (raw.keystore.password == null || raw.keystore.password.isEmpty()) {
+                    throw error("cassandra.tls.keystore.password", "is required with a keystore (it protects the client key)");
+                }
+                keystorePassword = raw.keystore.password;
+            }
+            return new TlsConfig(true, truststore, raw.truststore.password, keystore, keystorePassword, hostnameValidation);
+        }
+
+        private ConsistencyConfig consistency(Raw.Consistency raw) {
+            ConsistencyConfig d = ConsistencyConfig.defaults();
+            DefaultConsistencyLevel read = level(raw.read, "consistency.read", d.read(), Use.READ);
+            DefaultConsistencyLevel write = level(raw.write, "consistency.write", d.write(), Use.WRITE);
+            DefaultConsistencyLevel serial = level(raw.serial, "consistency.serial", d.serial(), Use.SERIAL);
+            return new ConsistencyConfig(read, write, serial);
+        }
+
+        private enum Use {
+            READ, WRITE, SERIAL;
+
+            boolean allows(DefaultConsistencyLevel level) {
+                return switch (this) {
+                    case READ -> !level.isSerial() && level != DefaultConsistencyLevel.ANY;
+                    case WRITE -> !level.isSerial();
+                    case SERIAL -> level.isSerial();
+                };
+            }
+
+            String allowed() {
+                List<String> names = new ArrayList<>();
+                for (DefaultConsistencyLevel l : DefaultConsistencyLevel.values()) {
+                    if (allows(l)) {
+                        names.add(l.name());
+                    }
+                }
+                return String.join(", ", names);
+            }
+        }
+
+        private DefaultConsistencyLevel level(String value, String key, DefaultConsistencyLevel def, Use use) {
+            if (value == null) {
+                return def;
+            }
+            DefaultConsistencyLevel level;
+            try {
+                level = DefaultConsistencyLevel.valueOf(value.trim().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw error(key, "'" + value + "' is not a consistency level (one of: " + use.allowed() + ")");
+            }
+            if (!use.allows(level)) {
+                throw error(key, "'" + value + "' cannot be used for " + use.name().toLowerCase(Locale.ROOT)
+                        + "s (one of: " + use.allowed() + ")");
+            }
+            return level;
+        }
+
+        private QueueConfig queue(Raw.Queue raw) {
+            QueueConfig d = QueueConfig.defaults();
+            String keyspace = text(raw.keyspace, "queue.keyspace", d.keyspace());
+            if (!KEYSPACE.matcher(keyspace).matches()) {
+                throw error("queue.keyspace", "'" + keyspace + "' is not a valid keyspace name (lower case letters,"
+                        + " digits and '_', starting with a letter, at most 48 characters)");
+            }
+            int shards = raw.shards == null ? d.shards() : raw.shards;
+            if (shards < 1 || shards > QueueConfig.MAX_SHARDS) {
+                throw error("queue.shards", shards + " is outside 1-" + QueueConfig.MAX_SHARDS);
+            }
+            Duration poll = raw.pollInterval == null ? d.pollInterval() : duration(raw.pollInterval, "queue.poll_interval");
+            return new QueueConfig(keyspace, shards, poll);
+        }
+
+        private HttpConfig http(Raw.Http raw) {
+            HttpConfig d = HttpConfig.defaults();
+            String bind = text(raw.bind, "http.bind", d.bind());
+            int port = raw.port == null ? d.port() : raw.port;
+            if (port < 0 || port > 65535) {
+                throw error("http.port", port + " is outside 0-65535 (0 picks a free port)");
+            }
+            String token = raw.token;
+            if (token != null && token.isBlank()) {
+                throw error("http.token", "is empty; remove the key or set a secret");
+            }
+            boolean allowRemote = raw.allowUnauthenticatedRemote != null && raw.allowUnauthenticatedRemote;
+            if (token == null && !allowRemote && !HttpConfig.isLoopback(bind)) {
+                throw error("http.bind", "'" + bind + "' is not a loopback address and http.token is not set: anyone who"
+                        + " reaches the port could read the indexes; set http.token, or allow_unauthenticated_remote: true");
+            }
+            return new HttpConfig(bind, port, token, allowRemote);
+        }
+
+        private String text(String value, String key, String def) {
+            if (value == null) {
+                return def;
+            }
+            if (value.isBlank()) {
+                throw error(key, "is empty");
+            }
+            return value.trim();
+        }
+
+        private Duration duration(String value, String key) {
+            Matcher m = DURATION.matcher(value.trim());
+            if (!m.matches()) {
+                throw error(key, "'" + value + "' is not a duration like 100ms, 2s, 1m or 1h");
+            }
+            long n = Long.parseLong(m.group(1));
+            Duration d = switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                default -> Duration.ofHours(n);
+            };
+            if (d.isZero()) {
+                throw error(key, "must be more than zero");
+            }
+            return d;
+        }
+
+        private Path existingFile(String value, String key) {
+            if (value.isBlank()) {
+                throw error(key, "is empty");
+            }
+            Path p = Path.of(value);
+            if (!p.isAbsolute() && baseDir != null) {
+                p = baseDir.resolve(p);
+            }
+            p = p.normalize();
+            if (!Files.isRegularFile(p)) {
+                throw error(key, "file not found: " + p);
+            }
+            if (!Files.isReadable(p)) {
+                throw error(key, "file not readable: " + p);
+            }
+            return p;
+        }
+    }
+}

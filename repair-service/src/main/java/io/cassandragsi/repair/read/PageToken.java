@@ -1,0 +1,92 @@
+package io.cassandragsi.repair.read;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.Base64;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The opaque {@code next} token: where the previous page stopped (the driver's paging state of
+ * the index-table page it was reading, and how many rows of that page it had consumed), bound to
+ * the query it came from (a fingerprint of keyspace, table, index, values, bounds, consistency
+ * and query time) and signed with HMAC-SHA256, so a token that was altered or belongs to another
+ * query is rejected with 400 instead of returning wrong pages.
+ */
+final class PageToken {
+    private static final byte VERSION = 1;
+    private final byte[] key;
+
+    record Position(byte[] fingerprint, byte[] pagingState, int offset) {}
+
+    PageToken(byte[] key) {
+        this.key = key.clone();
+    }
+
+    static PageToken randomKey() {
+        byte[] k = new byte[32];
+        new SecureRandom().nextBytes(k);
+        return new PageToken(k);
+    }
+
+    static byte[] fingerprint(String canonicalQuery) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(canonicalQuery.getBytes(StandardCharsets.UTF_8));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    String encode(Position p) {
+        byte[] state = p.pagingState() == null ? new byte[0] : p.pagingState();
+        ByteBuffer b = ByteBuffer.allocate(1 + 32 + 4 + 4 + state.length + 32);
+        b.put(VERSION).put(p.fingerprint()).putInt(p.offset()).putInt(state.length).put(state);
+        b.put(mac(b.array(), b.position()));
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
+    }
+
+    Position decode(String token, byte[] expectedFingerprint) {
+        byte[] raw;
+        try {
+            raw = Base64.getUrlDecoder().decode(token);
+        } catch (IllegalArgumentException e) {
+            throw ReadException.badRequest("bad_next", "'next' is not a token this service issued");
+        }
+        if (raw.length < 1 + 32 + 8 + 32 || raw[0] != VERSION) {
+            throw ReadException.badRequest("bad_next", "'next' is not a token this service issued");
+        }
+        int bodyLength = raw.length - 32;
+        byte[] sig = java.util.Arrays.copyOfRange(raw, bodyLength, raw.length);
+        if (!MessageDigest.isEqual(sig, mac(raw, bodyLength))) {
+            throw ReadException.badRequest("bad_next", "'next' was altered, or was issued by another service instance");
+        }
+        ByteBuffer b = ByteBuffer.wrap(raw, 1, bodyLength - 1);
+        byte[] fp = new byte[32];
+        b.get(fp);
+        if (!MessageDigest.isEqual(fp, expectedFingerprint)) {
+            throw ReadException.badRequest("bad_next", "'next' belongs to another query (path, bounds, consistent or as_of differ)");
+        }
+        int offset = b.getInt();
+        int len = b.getInt();
+        if (len < 0 || len != b.remaining() || offset < 0) {
+            throw ReadException.badRequest("bad_next", "'next' is malformed");
+        }
+        byte[] state = new byte[len];
+        b.get(state);
+        return new Position(fp, len == 0 ? null : state, offset);
+    }
+
+    private byte[] mac(byte[] data, int length) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key, "HmacSHA256"));
+            mac.update(data, 0, length);
+            return mac.doFinal();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

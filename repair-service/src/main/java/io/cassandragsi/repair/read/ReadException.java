@@ -1,0 +1,45 @@
+package io.cassandragsi.repair.read;
+
+/**
+ * A read that cannot be answered, with the HTTP status it maps to (DESIGN.md section 4): 400 for a
+ * bad parameter or value, 404 for an unknown keyspace, table or index, 503 when Cassandra is
+ * unavailable. {@code error} is a short machine-readable code, {@code detail} names what is wrong.
+ */
+public class ReadException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final int status;
+    private final String error;
+
+    public ReadException(int status, String error, String detail) {
+        super(detail);
+        this.status = status;
+        this.error = error;
+    }
+
+    public ReadException(int status, String error, String detail, Throwable cause) {
+        super(detail, cause);
+        this.status = status;
+        this.error = error;
+    }
+
+    public static ReadException badRequest(String error, String detail) {
+        return new ReadException(400, error, detail);
+    }
+
+    public static ReadException notFound(String detail) {
+        return new ReadException(404, "not_found", detail);
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String error() {
+        return error;
+    }
+
+    public String detail() {
+        return getMessage();
+    }
+}

@@ -1,0 +1,41 @@
+package io.cassandragsi.repair.schema;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the planner needs to know about one existing table: its key, every column's CQL type, its
+ * comment and its triggers (name to class). A small value type, so the planner runs without a node.
+ */
+public record LiveTable(
+        String keyspace,
+        String name,
+        List<LiveColumn> partitionKey,
+        List<LiveColumn> clustering,
+        Map<String, String> columns,
+        String comment,
+        Map<String, String> triggers) {
+
+    public LiveTable {
+        partitionKey = List.copyOf(partitionKey);
+        clustering = List.copyOf(clustering);
+        columns = Collections.unmodifiableMap(new LinkedHashMap<>(columns));
+        triggers = Collections.unmodifiableMap(new LinkedHashMap<>(triggers));
+    }
+
+    public String qualifiedName() {
+        return keyspace + "." + name;
+    }
+
+    /** True when any column is a counter (Cassandra rejects counter writes that carry trigger mutations). */
+    public boolean isCounterTable() {
+        return columns.values().stream().anyMatch(t -> t.equalsIgnoreCase("counter"));
+    }
+
+    public boolean isKeyColumn(String column) {
+        return partitionKey.stream().anyMatch(c -> c.name().equals(column))
+                || clustering.stream().anyMatch(c -> c.name().equals(column));
+    }
+}

@@ -1,0 +1,72 @@
+package io.cassandragsi.repair.schema;
+
+import io.cassandragsi.schema.Column;
+import io.cassandragsi.schema.CqlGenerator;
+import io.cassandragsi.schema.Index;
+import io.cassandragsi.schema.QueueLayout;
+import io.cassandragsi.schema.TableDef;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Live schemas as Cassandra would report them after {@code schema apply} created a definition. */
+final class LiveFixtures {
+    private LiveFixtures() {}
+
+    static LiveSchema project(String keyspace) {
+        Map<String, String> columns = new LinkedHashMap<>();
+        for (String c : List.of("shard int", "bucket bigint", "id timeuuid", "keyspace_name text", "table_name text",
+                "pk blob", "ck blob", "tid_min timeuuid", "tid_max timeuuid", "flags int")) {
+            String[] p = c.split(" ");
+            columns.put(p[0], p[1]);
+        }
+        LiveTable queue = new LiveTable(keyspace, QueueLayout.TABLE,
+                List.of(LiveColumn.of("shard", "int"), LiveColumn.of("bucket", "bigint")),
+                List.of(LiveColumn.of("id", "timeuuid")), columns, QueueLayout.Settings.defaults().toComment(), Map.of());
+        return LiveSchema.empty().with(queue);
+    }
+
+    /** The project keyspace plus everything {@code defs} create. */
+    static LiveSchema created(TableDef... defs) {
+        LiveSchema live = project(QueueLayout.DEFAULT_KEYSPACE);
+        for (TableDef def : defs) {
+            live = withDefinition(live, def);
+        }
+        return live;
+    }
+
+    static LiveSchema withDefinition(LiveSchema live, TableDef def) {
+        live = live.with(baseTable(def, def.indexes().isEmpty() ? Map.of()
+                : Map.of(CqlGenerator.TRIGGER_NAME, CqlGenerator.TRIGGER_CLASS)));
+        for (Index index : def.indexes().values()) {
+            live = live.with(indexTable(def, index));
+        }
+        return live;
+    }
+
+    static LiveTable baseTable(TableDef def, Map<String, String> triggers) {
+        Map<String, String> columns = new LinkedHashMap<>();
+        def.primaryKey().forEach(c -> columns.put(c.name(), c.type().cql()));
+        def.attributes().forEach((name, type) -> columns.putIfAbsent(name, type.cql()));
+        return new LiveTable(def.keyspace(), def.table(), live(def.partitionKey()), live(def.clustering()), columns, "", triggers);
+    }
+
+    static LiveTable indexTable(TableDef def, Index index) {
+        Map<String, String> columns = new LinkedHashMap<>();
+        index.keyColumns().forEach(c -> columns.put(c.name(), c.type().cql()));
+        index.proj().forEach(c -> columns.put(c.name(), c.type().cql()));
+        if (!index.perVersion()) {
+            columns.put(Index.TID_COLUMN, "timeuuid");
+            columns.put(Index.DELETED_COLUMN, "timeuuid");
+        }
+        return new LiveTable(def.keyspace(), index.tableName(), live(index.partitionColumns()),
+                live(index.clusteringColumns()), columns, CqlGenerator.indexComment(def, index), Map.of());
+    }
+
+    private static List<LiveColumn> live(List<Column> columns) {
+        List<LiveColumn> out = new ArrayList<>();
+        columns.forEach(c -> out.add(LiveColumn.of(c)));
+        return out;
+    }
+}

@@ -1,0 +1,303 @@
+package io.cassandragsi.repair.schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cassandragsi.schema.CqlGenerator;
+import io.cassandragsi.schema.CqlGenerator.Statement;
+import io.cassandragsi.schema.Definitions;
+import io.cassandragsi.schema.QueueLayout;
+import io.cassandragsi.schema.TableDef;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SchemaPlannerTest {
+    private static final String REPLICATION = "{'class': 'SimpleStrategy', 'replication_factor': 1}";
+
+    static final String REVISIONS = """
+            {
+              "keyspace": "wiki",
+              "table": "revisions",
+              "attributes": { "key": "string", "tid": "timeuuid", "length": "varint", "value": "string" },
+              "index": [
+                { "type": "hash", "attribute": "key" },
+                { "type": "range", "order": "desc", "attribute": "tid" }
+              ],
+              "secondaryIndexes": {
+                "by_length": [
+                  { "type": "hash", "attribute": "length" },
+                  { "type": "proj", "attribute": "value" }
+                ],
+                "by_tid": [
+                  { "type": "hash", "attribute": "tid" }
+                ]
+              }
+            }
+            """;
+
+    static TableDef revisions() {
+        return Definitions.parse(REVISIONS, "revisions.json");
+    }
+
+    static TableDef revisions(String replace, String with) {
+        String json = REVISIONS.replace(replace, with);
+        assertThat(json).isNotEqualTo(REVISIONS);
+        return Definitions.parse(json, "revisions.json");
+    }
+
+    static TableDef talk(String keyspace) {
+        return Definitions.parse("""
+                {
+                  "keyspace": "%s",
+                  "table": "talk",
+                  "attributes": { "page": "string", "tid": "timeuuid", "author": "string" },
+                  "index": [ { "type": "hash", "attribute": "page" }, { "type": "range", "attribute": "tid" } ],
+                  "secondaryIndexes": { "by_author": [ { "type": "hash", "attribute": "author" } ] }
+                }
+                """.formatted(keyspace), "talk.json");
+    }
+
+    private static Plan plan(LiveSchema live, TableDef... defs) {
+        return SchemaPlanner.plan(List.of(defs), live, QueueLayout.DEFAULT_KEYSPACE, REPLICATION, QueueLayout.Settings.defaults());
+    }
+
+    private static List<String> purposes(Plan plan) {
+        return plan.statements().stream().map(Statement::purpose).toList();
+    }
+
+    @Test
+    void should_create_everything_in_generator_order_when_cluster_is_empty() {
+        Plan plan = plan(LiveSchema.empty(), revisions());
+        assertThat(plan.errors()).isEmpty();
+        assertThat(plan.warnings()).isEmpty();
+        assertThat(plan.statements().stream().map(Statement::cql).toList())
+                .isEqualTo(CqlGenerator.all(revisions(), "gsi", REPLICATION).stream().map(Statement::cql).toList());
+        assertThat(purposes(plan)).containsExactly(
+                "create project keyspace gsi",
+                "create work queue gsi.queue",
+                "create keyspace wiki",
+                "create base table wiki.revisions",
+                "create index table wiki.idx_revisions_by_length_ever (index by_length)",
+                "create index table wiki.idx_revisions_by_tid_ever (index by_tid)",
+                "create trigger gsi_index on wiki.revisions");
+        assertThat(plan.rebuildCandidates()).isEmpty();
+    }
+
+    @Test
+    void should_plan_nothing_when_live_schema_matches_the_definitions() {
+        Plan plan = plan(LiveFixtures.created(revisions(), talk("wiki")), revisions(), talk("wiki"));
+        assertThat(plan.statements()).isEmpty();
+        assertThat(plan.errors()).isEmpty();
+        assertThat(plan.warnings()).isEmpty();
+    }
+
+    @Test
+    void should_create_shared_keyspace_once_when_two_definitions_use_it() {
+        Plan plan = plan(LiveSchema.empty(), revisions(), talk("wiki"));
+        assertThat(purposes(plan)).filteredOn(p -> p.startsWith("create keyspace")).containsExactly("create keyspace wiki");
+        assertThat(purposes(plan)).filteredOn(p -> p.startsWith("create trigger")).hasSize(2);
+    }
+
+    @Test
+    void should_only_add_the_second_table_when_the_first_exists() {
+        Plan plan = plan(LiveFixtures.created(revisions()), revisions(), talk("wiki"));
+        assertThat(purposes(plan)).containsExactly(
+                "create base table wiki.talk",
+                "create index table wiki.idx_talk_by_author_ever (index by_author)",
+                "create trigger gsi_index on wiki.talk");
+    }
+
+    @Test
+    void should_use_configured_queue_settings_when_creating_the_queue() {
+        QueueLayout.Settings settings = new QueueLayout.Settings(32, 10, 604800);
+        Plan plan = SchemaPlanner.plan(List.of(revisions()), LiveSchema.empty(), "gsi_x", REPLICATION, settings);
+        assertThat(plan.statements().get(1).cql()).isEqualTo(QueueLayout.createTable("gsi_x", settings));
+    }
+
+    @Test
+    void should_add_attribute_projection_and_refresh_comments_when_definition_grew() {
+        TableDef grown = Definitions.parse(REVISIONS
+                .replace("\"value\": \"string\" }", "\"value\": \"string\", \"editor\": \"string\" }")
+                .replace("{ \"type\": \"proj\", \"attribute\": \"value\" }",
+                        "{ \"type\": \"proj\", \"attribute\": \"value\" }, { \"type\": \"proj\", \"attribute\": \"editor\" }"),
+                "revisions.json");
+        Plan plan = plan(LiveFixtures.created(revisions()), grown);
+        assertThat(plan.errors()).isEmpty();
+        assertThat(purposes(plan)).containsExactly(
+                "add attribute editor to base table wiki.revisions",
+                "add projection editor to index table wiki.idx_revisions_by_length_ever",
+                "update the definition in the comment of index table wiki.idx_revisions_by_length_ever",
+                "update the definition in the comment of index table wiki.idx_revisions_by_tid_ever");
+        assertThat(plan.statements().get(0).cql()).isEqualTo("ALTER TABLE \"wiki\".\"revisions\" ADD \"editor\" text;");
+        assertThat(plan.statements().get(1).cql())
+                .isEqualTo("ALTER TABLE \"wiki\".\"idx_revisions_by_length_ever\" ADD \"editor\" text;");
+        assertThat(plan.statements().get(2).cql())
+                .isEqualTo(CqlGenerator.setComment("wiki", "idx_revisions_by_length_ever",
+                        CqlGenerator.indexComment(grown, grown.index("by_length"))));
+        // existing rows have no editor yet: nothing to back-fill
+        assertThat(plan.rebuildCandidates()).isEmpty();
+    }
+
+    @Test
+    void should_flag_rebuild_when_an_existing_attribute_becomes_projected() {
+        TableDef projected = revisions("\"by_tid\": [\n      { \"type\": \"hash\", \"attribute\": \"tid\" }",
+                "\"by_tid\": [\n      { \"type\": \"hash\", \"attribute\": \"tid\" }, { \"type\": \"proj\", \"attribute\": \"value\" }");
+        Plan plan = plan(LiveFixtures.created(revisions()), projected);
+        assertThat(purposes(plan)).contains("add projection value to index table wiki.idx_revisions_by_tid_ever");
+        assertThat(plan.rebuildCandidates()).singleElement().satisfies(c -> {
+            assertThat(c.index()).isEqualTo("by_tid");
+            assertThat(c.reason()).isEqualTo("new projection(s): value");
+            assertThat(c.command()).isEqualTo("./gsi rebuild wiki.revisions by_tid");
+        });
+    }
+
+    @Test
+    void should_not_flag_rebuild_when_new_index_is_keyed_on_a_new_attribute() {
+        TableDef def = Definitions.parse(REVISIONS
+                .replace("\"value\": \"string\" }", "\"value\": \"string\", \"editor\": \"string\" }")
+                .replace("\"by_tid\": [", "\"by_editor\": [ { \"type\": \"hash\", \"attribute\": \"editor\" } ],\n\"by_tid\": ["),
+                "revisions.json");
+        Plan plan = plan(LiveFixtures.created(revisions()), def);
+        assertThat(purposes(plan)).contains("create index table wiki.idx_revisions_by_editor_ever (index by_editor)");
+        assertThat(plan.rebuildCandidates()).isEmpty();
+    }
+
+    @Test
+    void should_create_index_and_flag_rebuild_when_index_is_added_to_existing_table() {
+        TableDef withIndex = revisions("\"by_tid\": [", "\"by_value\": [ { \"type\": \"hash\", \"attribute\": \"value\" } ],\n\"by_tid\": [");
+        Plan plan = plan(LiveFixtures.created(revisions()), withIndex);
+        assertThat(purposes(plan)).containsExactly(
+                "update the definition in the comment of index table wiki.idx_revisions_by_length_ever",
+                "create index table wiki.idx_revisions_by_value_ever (index by_value)",
+                "update the definition in the comment of index table wiki.idx_revisions_by_tid_ever");
+        assertThat(plan.rebuildCandidates()).singleElement().satisfies(c -> {
+            assertThat(c.index()).isEqualTo("by_value");
+            assertThat(c.firstPartitionKeyColumn()).isEqualTo("key");
+            assertThat(c.reason()).isEqualTo("new index");
+        });
+    }
+
+    @Test
+    void should_retire_and_not_drop_when_index_left_the_definition() {
+        TableDef withoutByTid = revisions(",\n    \"by_tid\": [\n      { \"type\": \"hash\", \"attribute\": \"tid\" }\n    ]", "");
+        assertThat(withoutByTid.indexes()).containsOnlyKeys("by_length");
+        Plan plan = plan(LiveFixtures.created(revisions()), withoutByTid);
+        assertThat(plan.errors()).isEmpty();
+        assertThat(plan.statements()).allSatisfy(s -> assertThat(s.cql()).doesNotContain("DROP"));
+        assertThat(purposes(plan)).containsExactly(
+                "update the definition in the comment of index table wiki.idx_revisions_by_length_ever",
+                "retire index table wiki.idx_revisions_by_tid_ever (index 'by_tid' left the definition): the trigger stops maintaining it");
+        assertThat(plan.statements().get(1).cql()).contains("\"retired\":true");
+        assertThat(plan.warnings()).singleElement().asString()
+                .contains("wiki.idx_revisions_by_tid_ever serves index 'by_tid', which is no longer in the definition")
+                .contains("left in place, not dropped");
+    }
+
+    @Test
+    void should_warn_and_keep_column_when_projection_left_the_definition() {
+        TableDef noProj = revisions(",\n      { \"type\": \"proj\", \"attribute\": \"value\" }", "");
+        Plan plan = plan(LiveFixtures.created(revisions()), noProj);
+        assertThat(plan.errors()).isEmpty();
+        assertThat(plan.warnings()).singleElement().asString()
+                .contains("has column 'value', which the definition no longer projects; left in place");
+    }
+
+    @Test
+    void should_refuse_and_name_drop_or_rename_when_index_key_changed() {
+        TableDef changed = revisions("{ \"type\": \"proj\", \"attribute\": \"value\" }",
+                "{ \"type\": \"range\", \"attribute\": \"value\" }");
+        Plan plan = plan(LiveFixtures.created(revisions()), changed);
+        assertThat(plan.errors()).singleElement().asString()
+                .startsWith("wiki.revisions: index 'by_length': the index key changed")
+                .contains("DROP TABLE wiki.idx_revisions_by_length_ever")
+                .contains("give the index a new name");
+    }
+
+    @Test
+    void should_refuse_when_primary_key_changed() {
+        TableDef changed = revisions("\"order\": \"desc\", \"attribute\": \"tid\"", "\"order\": \"asc\", \"attribute\": \"tid\"");
+        Plan plan = plan(LiveFixtures.created(revisions()), changed);
+        assertThat(plan.errors()).singleElement().asString()
+                .contains("wiki.revisions: the primary key differs from the definition")
+                .contains("tid timeuuid DESC")
+                .contains("cannot be changed in place");
+        assertThat(plan.statements()).noneMatch(s -> s.cql().contains("revisions"));
+    }
+
+    @Test
+    void should_refuse_when_column_type_changed() {
+        TableDef changed = revisions("\"length\": \"varint\"", "\"length\": \"long\"");
+        Plan plan = plan(LiveFixtures.created(revisions()), changed);
+        assertThat(plan.errors()).singleElement().asString()
+                .isEqualTo("wiki.revisions: attribute 'length' is varint in the table but long (bigint) in the definition;"
+                        + " a column type cannot be changed in place");
+    }
+
+    @Test
+    void should_refuse_counter_tables_when_base_table_has_counter_columns() {
+        Map<String, String> columns = new LinkedHashMap<>(Map.of("key", "text", "tid", "timeuuid"));
+        columns.put("hits", "counter");
+        LiveTable counters = new LiveTable("wiki", "revisions", List.of(LiveColumn.of("key", "text")),
+                List.of(new LiveColumn("tid", "timeuuid", io.cassandragsi.schema.Order.DESC)), columns, "", Map.of());
+        Plan plan = plan(LiveFixtures.project("gsi").with(counters), revisions());
+        assertThat(plan.errors()).singleElement().asString()
+                .isEqualTo("wiki.revisions: is a counter table; counter tables cannot have global secondary indexes"
+                        + " (Cassandra rejects counter writes that carry trigger mutations)");
+    }
+
+    @Test
+    void should_refuse_when_index_table_name_is_taken_by_a_foreign_table() {
+        TableDef def = revisions();
+        LiveTable foreign = new LiveTable("wiki", "idx_revisions_by_tid_ever", List.of(LiveColumn.of("x", "int")), List.of(),
+                Map.of("x", "int"), "someone else's table", Map.of());
+        Plan plan = plan(LiveFixtures.created(def).with(foreign), def);
+        assertThat(plan.errors()).singleElement().asString()
+                .contains("table wiki.idx_revisions_by_tid_ever exists but is not a gsi index table");
+    }
+
+    @Test
+    void should_create_trigger_when_it_is_missing_on_an_existing_table() {
+        TableDef def = revisions();
+        LiveSchema live = LiveFixtures.created(def).with(LiveFixtures.baseTable(def, Map.of()));
+        assertThat(purposes(plan(live, def))).containsExactly("create trigger gsi_index on wiki.revisions");
+    }
+
+    @Test
+    void should_refuse_when_trigger_name_is_used_by_another_class() {
+        TableDef def = revisions();
+        LiveSchema live = LiveFixtures.created(def)
+                .with(LiveFixtures.baseTable(def, Map.of(CqlGenerator.TRIGGER_NAME, "com.example.Other")));
+        assertThat(plan(live, def).errors()).singleElement().asString().contains("DROP TRIGGER gsi_index ON wiki.revisions");
+    }
+
+    @Test
+    void should_refuse_when_a_table_is_defined_twice() {
+        assertThat(plan(LiveSchema.empty(), revisions(), revisions()).errors()).singleElement().asString()
+                .isEqualTo("wiki.revisions is defined twice; give each table one definition file");
+    }
+
+    @Test
+    void should_refuse_definitions_in_the_project_keyspace() {
+        Plan plan = plan(LiveSchema.empty(), talk("gsi"));
+        assertThat(plan.errors()).singleElement().asString().contains("is the project keyspace");
+        assertThat(plan.statements()).isEmpty();
+    }
+
+    @Test
+    void should_report_every_problem_and_plan_nothing_executable_when_several_are_wrong() {
+        TableDef changedType = revisions("\"length\": \"varint\"", "\"length\": \"long\"");
+        Map<String, String> columns = new LinkedHashMap<>(Map.of("page", "text", "tid", "timeuuid", "n", "counter"));
+        LiveTable counterTalk = new LiveTable("wiki", "talk", List.of(LiveColumn.of("page", "text")),
+                List.of(LiveColumn.of("tid", "timeuuid")), columns, "", Map.of());
+        Plan plan = plan(LiveFixtures.created(revisions()).with(counterTalk), changedType, talk("wiki"));
+        assertThat(plan.errors()).hasSize(2);
+        assertThat(plan.hasErrors()).isTrue();
+    }
+
+    @Test
+    void should_not_create_project_keyspace_when_it_exists_without_queue() {
+        Plan plan = plan(LiveSchema.empty().withKeyspace("gsi"), revisions());
+        assertThat(purposes(plan)).startsWith("create work queue gsi.queue", "create keyspace wiki");
+    }
+}
