@@ -43,7 +43,24 @@ public final class UpCommand implements Callable<Integer> {
      * Services started, in order, after the schema is applied; stopped in reverse order before the
      * nodes. The repair service and its HTTP API belong here.
      */
-    static final List<UpService.Starter> SERVICES = List.of();
+    static final List<UpService.Starter> SERVICES = List.of(UpCommand::startServer);
+
+    /** The repair service with its HTTP API, on the up session. */
+    static UpService startServer(UpService.Context ctx) {
+        io.cassandragsi.repair.service.GsiServer server = new io.cassandragsi.repair.service.GsiServer(ctx.session(), ctx.config(), null);
+        String url = "http://" + ctx.config().http().bind() + ":" + server.httpPort();
+        return new UpService() {
+            @Override
+            public String describe() {
+                return "repair service running; HTTP API on " + url + " (status: " + url + "/admin/status, metrics: " + url + "/metrics)";
+            }
+
+            @Override
+            public void close() {
+                server.close();
+            }
+        };
+    }
 
     static final String TRIGGER_JAR = "trigger/target/cassandra-gsi-trigger.jar";
     static final String EXAMPLES = "schemas/examples";
@@ -215,14 +232,25 @@ public final class UpCommand implements Callable<Integer> {
         out.println();
         out.println("Write a version (tids are timeuuids: now() makes one), e.g. with cqlsh " + cp + ":");
         out.println("  INSERT INTO wiki.revisions (key, tid, length, value) VALUES ('Main_Page', now(), 1024, 'Hello');");
-        out.println("and read it through an index:");
-        out.println("  SELECT * FROM wiki.idx_revisions_by_length_ever WHERE length = 1024;");
+        String http = "http://" + HttpDefaults.BIND + ":" + HttpDefaults.PORT;
+        out.println("and read it through an index, from the index alone, cross-checked with the base table, or as of a moment:");
+        out.println("  curl '" + http + "/v1/wiki/revisions//by_length/1024'");
+        out.println("  curl '" + http + "/v1/wiki/revisions//by_length/1024?consistent=true&limit=10'");
+        out.println("  curl '" + http + "/v1/wiki/revisions//by_length/1024?as_of=2026-01-01T00:00:00Z'");
+        out.println("  ./gsi query wiki.revisions by_length 1024 --consistent");
+        out.println("or in CQL: SELECT * FROM wiki.idx_revisions_by_length_ever WHERE length = 1024;");
         out.println();
         out.println("Next:");
         out.println("  ./gsi schema apply --dry-run --contact-point " + cp + " " + EXAMPLES
                 + "    # compare the definitions with the cluster");
         out.println("  logs: " + workDir + "/node0/logs/system.log");
         out.println("Ctrl-C stops everything.");
+    }
+
+    /** Where {@code up} serves HTTP: the defaults of the config. */
+    private static final class HttpDefaults {
+        static final String BIND = io.cassandragsi.repair.config.HttpConfig.defaults().bind();
+        static final int PORT = io.cassandragsi.repair.config.HttpConfig.defaults().port();
     }
 
     private static Path home() {

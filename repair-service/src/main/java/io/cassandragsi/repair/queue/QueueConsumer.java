@@ -120,7 +120,7 @@ public final class QueueConsumer implements AutoCloseable {
         w.resumeFrom(checkpoint != null ? checkpoint : Instant.now().minus(ShardWorker.GRACE));
         workers.put(shard, w);
         workerThreads.submit(() -> run(w));
-        LOG.info("took shard {}", shard);
+        LOG.debug("took shard {}", shard);
     }
 
     private void stopWorker(int shard, boolean release) {

@@ -87,7 +87,7 @@ final class ShardWorker {
         afterId = Tids.minAtTicks(Tids.ticks(from));
         lastCheckpointValue = from;
         resumedAt = from.toEpochMilli();
-        LOG.info("shard {}: resuming from {}", shard, from);
+        LOG.debug("shard {}: resuming from {}", shard, from);
     }
 
     /** One round; returns true when it found work (so the caller polls again at once). */

@@ -205,8 +205,9 @@ public final class IndexReader implements AutoCloseable {
                 stmt.setPagingState(ByteBuffer.wrap(state));
             }
             ResultSet rs = session.execute(stmt.build());
-            List<Row> rows = new ArrayList<>(rs.getAvailableWithoutFetching());
-            for (int i = 0; i < rs.getAvailableWithoutFetching(); i++) {
+            int available = rs.getAvailableWithoutFetching();
+            List<Row> rows = new ArrayList<>(available);
+            for (int k = 0; k < available; k++) {
                 rows.add(rs.one());
             }
             ByteBuffer nextState = rs.getExecutionInfo().getPagingState();

@@ -1,0 +1,122 @@
+package io.cassandragsi.repair.cli;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import io.cassandragsi.repair.config.CassandraUnavailableException;
+import io.cassandragsi.repair.config.CqlSessions;
+import io.cassandragsi.repair.config.GsiConfig;
+import io.cassandragsi.repair.read.IndexReader;
+import io.cassandragsi.repair.read.ReadException;
+import io.cassandragsi.repair.store.Catalog;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code gsi query}: the read API from the terminal, in-process (no service needed), as a table. */
+@Command(name = "query", mixinStandardHelpOptions = true,
+        description = "Read an index: KEYSPACE.TABLE INDEX then the index's hash values and optional range values.")
+public final class QueryCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "KEYSPACE.TABLE")
+    String table;
+
+    @Parameters(index = "1", paramLabel = "INDEX")
+    String index;
+
+    @Parameters(index = "2..*", paramLabel = "VALUE", description = "Hash values, then range values (trailing ones may be left out).")
+    List<String> values = new ArrayList<>();
+
+    @Option(names = "--consistent", description = "Cross-check every candidate with the base table.")
+    boolean consistent;
+
+    @Option(names = "--as-of", paramLabel = "T", description = "Query time: ISO-8601 instant or timeuuid (default: now).")
+    String asOf;
+
+    @Option(names = "--gt", paramLabel = "V") String gt;
+    @Option(names = "--ge", paramLabel = "V") String ge;
+    @Option(names = "--lt", paramLabel = "V") String lt;
+    @Option(names = "--le", paramLabel = "V") String le;
+
+    @Option(names = "--limit", paramLabel = "N", description = "Items per page (default 100, at most 1000).")
+    Integer limit;
+
+    @Option(names = "--all", description = "Follow 'next' and print every page.")
+    boolean all;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        int dot = table.indexOf('.');
+        if (dot <= 0 || dot == table.length() - 1) {
+            throw new CommandFailedException("'" + table + "' is not KEYSPACE.TABLE");
+        }
+        GsiConfig config = connection.load();
+        PrintWriter out = spec.commandLine().getOut();
+        CqlSession session;
+        try {
+            session = CqlSessions.open(config);
+        } catch (CassandraUnavailableException e) {
+            throw new CommandFailedException(e.getMessage(), e);
+        }
+        try (session; IndexReader reader = new IndexReader(session, new Catalog(session), null, config.consistency().read(), null, 16)) {
+            IndexReader.Query q = new IndexReader.Query(table.substring(0, dot), table.substring(dot + 1), index, values, gt, ge, lt, le,
+                    limit, null, consistent, asOf);
+            List<Map<String, Object>> items = new ArrayList<>();
+            String next;
+            do {
+                IndexReader.Page page = reader.read(q);
+                items.addAll(page.items());
+                next = page.next();
+                q = q.withNext(next);
+            } while (all && next != null);
+            print(out, items);
+            out.println(items.size() + " item(s)" + (next != null ? "; more: add --all" : ""));
+            return GsiCommand.OK;
+        } catch (ReadException e) {
+            throw new CommandFailedException(e.error() + ": " + e.detail());
+        }
+    }
+
+    static void print(PrintWriter out, List<Map<String, Object>> items) {
+        Set<String> columns = new LinkedHashSet<>();
+        items.forEach(i -> columns.addAll(i.keySet()));
+        List<String> cols = new ArrayList<>(columns);
+        int[] width = new int[cols.size()];
+        for (int c = 0; c < cols.size(); c++) {
+            width[c] = cols.get(c).length();
+            for (Map<String, Object> i : items) {
+                width[c] = Math.max(width[c], String.valueOf(i.get(cols.get(c))).length());
+            }
+        }
+        StringBuilder header = new StringBuilder();
+        for (int c = 0; c < cols.size(); c++) {
+            header.append(c == 0 ? "" : " | ").append(pad(cols.get(c), width[c]));
+        }
+        out.println(header);
+        out.println("-".repeat(header.length()));
+        for (Map<String, Object> i : items) {
+            StringBuilder row = new StringBuilder();
+            for (int c = 0; c < cols.size(); c++) {
+                row.append(c == 0 ? "" : " | ").append(pad(String.valueOf(i.get(cols.get(c))), width[c]));
+            }
+            out.println(row);
+        }
+    }
+
+    private static String pad(String s, int w) {
+        return s + " ".repeat(Math.max(0, w - s.length()));
+    }
+}

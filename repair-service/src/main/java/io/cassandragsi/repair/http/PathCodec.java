@@ -1,0 +1,81 @@
+package io.cassandragsi.repair.http;
+
+import io.cassandragsi.repair.read.ReadException;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Strict percent-decoding of raw path segments and query strings: invalid escapes and invalid
+ * UTF-8 are 400s naming the offending part, never a 500 or a silently altered value. Pure.
+ */
+public final class PathCodec {
+    private PathCodec() {}
+
+    /** Splits a raw path on '/', keeping empty segments (the read path has a '//'), then decodes each. */
+    public static List<String> segments(String rawPath) {
+        String[] parts = rawPath.split("/", -1);
+        List<String> out = new ArrayList<>(parts.length);
+        for (int i = 1; i < parts.length; i++) {
+            out.add(decode(parts[i], false, "path segment " + i));
+        }
+        return out;
+    }
+
+    /** Query parameters; a repeated parameter is an error (which one would win is not obvious). */
+    public static Map<String, String> query(String rawQuery) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (rawQuery == null || rawQuery.isEmpty()) {
+            return out;
+        }
+        for (String pair : rawQuery.split("&")) {
+            if (pair.isEmpty()) {
+                continue;
+            }
+            int eq = pair.indexOf('=');
+            String name = decode(eq < 0 ? pair : pair.substring(0, eq), true, "query parameter name");
+            String value = eq < 0 ? "" : decode(pair.substring(eq + 1), true, "query parameter '" + name + "'");
+            if (out.put(name, value) != null) {
+                throw ReadException.badRequest("bad_parameter", "query parameter '" + name + "' is given more than once");
+            }
+        }
+        return out;
+    }
+
+    static String decode(String raw, boolean plusIsSpace, String what) {
+        if (raw.indexOf('%') < 0 && !(plusIsSpace && raw.indexOf('+') >= 0)) {
+            return raw;
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(raw.length());
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            if (c == '%') {
+                if (i + 2 >= raw.length() || Character.digit(raw.charAt(i + 1), 16) < 0 || Character.digit(raw.charAt(i + 2), 16) < 0) {
+                    throw ReadException.badRequest("bad_encoding", what + " has an invalid percent escape");
+                }
+                bytes.write(Character.digit(raw.charAt(i + 1), 16) * 16 + Character.digit(raw.charAt(i + 2), 16));
+                i += 2;
+            } else if (c == '+' && plusIsSpace) {
+                bytes.write(' ');
+            } else {
+                byte[] b = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
+                bytes.write(b, 0, b.length);
+            }
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes.toByteArray()))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw ReadException.badRequest("bad_encoding", what + " is not valid UTF-8 once percent-decoded");
+        }
+    }
+}

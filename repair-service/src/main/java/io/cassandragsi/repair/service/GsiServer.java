@@ -1,0 +1,77 @@
+package io.cassandragsi.repair.service;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import io.cassandragsi.repair.config.GsiConfig;
+import io.cassandragsi.repair.http.HttpApi;
+import io.cassandragsi.repair.read.IndexReader;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The running sidecar: the repair service (queue consumer), the index reader and the HTTP API,
+ * with their counters published through Micrometer for {@code GET /metrics}.
+ */
+public final class GsiServer implements AutoCloseable {
+    private final RepairService service;
+    private final IndexReader reader;
+    private final HttpApi http;
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+
+    public GsiServer(CqlSession session, GsiConfig config, HttpApi.Admin admin) {
+        this.service = new RepairService(session, config);
+        this.reader = new IndexReader(session, service.catalog(), service.queue(), config.consistency().read(),
+                config.http().token() == null ? null : config.http().token().getBytes(java.nio.charset.StandardCharsets.UTF_8), 32);
+        bindMetrics();
+        service.start();
+        this.http = new HttpApi(config.http().bind(), config.http().port(), config.http().token(), reader, service::status,
+                registry::scrape, admin);
+    }
+
+    private void counter(String name, String help, LongAdder adder) {
+        FunctionCounter.builder(name, adder, LongAdder::sum).description(help).register(registry);
+    }
+
+    private void bindMetrics() {
+        var q = service.consumer().metrics;
+        var r = service.repairer();
+        counter("gsi_markers_read", "work-queue markers read", q.markersRead);
+        counter("gsi_markers_done", "work-queue markers processed", q.markersDone);
+        counter("gsi_markers_late", "markers found by the sweep after arriving out of order", q.lateMarkers);
+        counter("gsi_cas_not_applied", "conditional writes that never applied", q.casNotApplied);
+        counter("gsi_markers_given_up", "markers whose version never became readable", q.gaveUp);
+        counter("gsi_queue_errors", "errors while processing markers (retried)", q.errors);
+        counter("gsi_diffs", "sibling diffs applied", r.diffs);
+        counter("gsi_entries_marked_deleted", "index entries marked _deleted", r.markedDeleted);
+        counter("gsi_entries_upserted", "index entries (re)written by the repair service", r.upserts);
+        counter("gsi_reads", "index reads", reader.reads);
+        counter("gsi_read_base_checks", "base-table checks made by reads", reader.baseChecks);
+        counter("gsi_read_false_positives", "index entries a base check denied", reader.falsePositives);
+        counter("gsi_read_repairs", "read repairs queued", reader.readRepairs);
+        Gauge.builder("gsi_lag_seconds", service.consumer(), c -> c.lagMillis() / 1000.0)
+                .description("age of the oldest marker read and not finished").register(registry);
+        Gauge.builder("gsi_pending_retries", service.consumer(), c -> c.pending())
+                .description("marker groups waiting for a retry").register(registry);
+    }
+
+    public RepairService service() {
+        return service;
+    }
+
+    public IndexReader reader() {
+        return reader;
+    }
+
+    public int httpPort() {
+        return http.port();
+    }
+
+    @Override
+    public void close() {
+        http.close();
+        service.close();
+        reader.close();
+    }
+}
