@@ -20,11 +20,19 @@ import java.util.UUID;
 public final class Values {
     private static final ProtocolVersion V = ProtocolVersion.DEFAULT;
 
+    private static final java.util.Set<AttrType> NUMERIC =
+            java.util.EnumSet.of(AttrType.INT, AttrType.LONG, AttrType.VARINT, AttrType.DECIMAL, AttrType.FLOAT, AttrType.DOUBLE);
+    private static final java.util.regex.Pattern ASCII_NUMBER =
+            java.util.regex.Pattern.compile("[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?");
+
     private Values() {}
 
     /** Parses text for an attribute of {@code type}; throws a 400 {@link ReadException} naming it. */
     public static ByteBuffer parse(String attribute, AttrType type, String text) {
         try {
+            if (NUMERIC.contains(type) && !ASCII_NUMBER.matcher(text).matches()) {
+                throw new IllegalArgumentException("expected a number in ASCII digits");
+            }
             return switch (type) {
                 case STRING, JSON -> TypeCodecs.TEXT.encode(text, V);
                 case BLOB -> ByteBuffer.wrap(text.startsWith("0x") ? HexFormat.of().parseHex(text.substring(2)) : Base64.getUrlDecoder().decode(text));

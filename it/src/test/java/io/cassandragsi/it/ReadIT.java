@@ -1,0 +1,277 @@
+package io.cassandragsi.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.repair.config.GsiConfig;
+import io.cassandragsi.repair.config.HttpConfig;
+import io.cassandragsi.repair.read.IndexReader;
+import io.cassandragsi.repair.read.ReadException;
+import io.cassandragsi.repair.service.GsiServer;
+import io.cassandragsi.schema.TableDef;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Reads against the oracle after a randomized history on a real node: eventual, consistent and
+ * as-of, paged with small limits; consistent reads also while the queue consumer is stopped; and
+ * the malformed-input suite over HTTP.
+ */
+class ReadIT {
+    private static final String KS = "it_read";
+    private static CqlSession session;
+    private static TableDef def;
+    private static GsiServer server;
+    private static HistoryRun run;
+    private static long seed;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        session = SharedCluster.session();
+        def = SharedCluster.example("revisions", KS);
+        SharedCluster.apply(def);
+        seed = RepairServiceIT.seed();
+        System.out.println("ReadIT seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
+        GsiConfig defaults = GsiConfig.defaults();
+        GsiConfig config = new GsiConfig(defaults.cassandra(), defaults.consistency(), defaults.queue(),
+                new HttpConfig("127.0.0.1", 0, null, false));
+        server = new GsiServer(session, config, null);
+        run = new HistoryRun(session, def, seed);
+        run.write(30, 900, 3);
+        Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 90_000);
+        System.out.println("ReadIT converged: " + drift);
+        for (HistoryRun.Drift d : drift.values()) {
+            assertThat(d.clean()).as("seed %d: %s", seed, d).isTrue();
+        }
+    }
+
+    @AfterAll
+    static void tearDown() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static IndexPlan byLength() {
+        return run.plan.indexes().stream().filter(p -> p.index().name().equals("by_length")).findFirst().orElseThrow();
+    }
+
+    /** Keys (base rows) the oracle says match length L at q, in index order (key ascending). */
+    private static List<String> expected(long length, UUID q) {
+        ByteBuffer l = ByteBuffer.wrap(BigInteger.valueOf(length).toByteArray());
+        TreeMap<String, UUID> out = new TreeMap<>();
+        for (Map.Entry<List<ByteBuffer>, UUID> e : run.oracle.matchesAt(byLength(), q).entrySet()) {
+            if (e.getKey().get(0).equals(l)) {
+                out.put(StandardCharsets.UTF_8.decode(e.getKey().get(1).duplicate()).toString(), e.getValue());
+            }
+        }
+        return new ArrayList<>(out.keySet());
+    }
+
+    /** All pages of a read, checking there are no duplicates. */
+    private static List<Map<String, Object>> readAll(IndexReader.Query q) {
+        List<Map<String, Object>> all = new ArrayList<>();
+        Set<Object> seen = new HashSet<>();
+        String next = null;
+        int pages = 0;
+        do {
+            IndexReader.Page page = server.reader().read(q.withNext(next));
+            for (Map<String, Object> item : page.items()) {
+                assertThat(seen.add(item.get("key"))).as("duplicate item %s", item).isTrue();
+            }
+            all.addAll(page.items());
+            next = page.next();
+            assertThat(++pages).isLessThan(1000);
+        } while (next != null);
+        return all;
+    }
+
+    private static List<String> keys(List<Map<String, Object>> items) {
+        return items.stream().map(i -> (String) i.get("key")).toList();
+    }
+
+    /** Moments spread over the history: before it, inside it, now. */
+    private static List<UUID> queryTimes(Random rnd, int n) {
+        List<UUID> tids = new ArrayList<>();
+        run.oracle.rows().values().forEach(m -> tids.addAll(m.keySet()));
+        List<UUID> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            UUID t = tids.get(rnd.nextInt(tids.size()));
+            out.add(rnd.nextBoolean() ? t : Tids.maxAtTicks(io.cassandragsi.index.WriteTimestamps.of(t) + rnd.nextInt(3) - 1));
+        }
+        out.add(Tids.maxAtTicks(Tids.ticks(Instant.now())));
+        return out;
+    }
+
+    @Test
+    void should_equal_the_oracle_when_reading_now_eventually_and_consistently_with_small_pages() {
+        UUID now = Tids.maxAtTicks(Tids.ticks(Instant.now()));
+        for (long length = 0; length < 4; length++) {
+            List<String> want = expected(length, now);
+            for (boolean consistent : new boolean[] {false, true}) {
+                for (int limit : new int[] {1, 3, 7, 100}) {
+                    IndexReader.Query q = IndexReader.Query.of(KS, "revisions", "by_length", String.valueOf(length))
+                            .withConsistent(consistent).withLimit(limit).withAsOf(now.toString());
+                    assertThat(keys(readAll(q))).as("seed %d length %d consistent %s limit %d", seed, length, consistent, limit)
+                            .isEqualTo(want);
+                }
+            }
+        }
+    }
+
+    @Test
+    void should_equal_the_oracle_when_reading_as_of_past_moments() {
+        Random rnd = new Random(seed);
+        int eventualMismatches = 0;
+        int reads = 0;
+        for (UUID q : queryTimes(rnd, 40)) {
+            long length = rnd.nextInt(4);
+            List<String> want = expected(length, q);
+            IndexReader.Query query = IndexReader.Query.of(KS, "revisions", "by_length", String.valueOf(length))
+                    .withAsOf(q.toString()).withLimit(1 + rnd.nextInt(5));
+            assertThat(keys(readAll(query.withConsistent(true)))).as("seed %d consistent as of %s", seed, q).isEqualTo(want);
+            if (!keys(readAll(query)).equals(want)) {
+                eventualMismatches++;
+            }
+            reads++;
+        }
+        int approximate = run.compare(byLength()).laterDeleted();
+        System.out.printf("ReadIT as-of: %d reads, %d eventual reads differ from the oracle (entries with a later _deleted: %d)%n",
+                reads, eventualMismatches, approximate);
+        if (approximate == 0) {
+            assertThat(eventualMismatches).as("seed %d: eventual as-of reads", seed).isZero();
+        }
+    }
+
+    @Test
+    void should_have_no_false_positives_or_misses_when_the_consumer_is_stopped() throws Exception {
+        server.service().consumer().close(); // the trigger keeps writing entries; nothing marks them _deleted
+        // Plain writes only: conditional writes are indexed by the consumer, so they wait for it.
+        Random rnd = new Random(seed + 7);
+        var insert = session.prepare("INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES (?, ?, ?, ?)");
+        long clock = Tids.ticks(Instant.now());
+        for (int i = 0; i < 300; i++) {
+            String key = "k" + rnd.nextInt(30);
+            UUID tid = Tids.fromTicks(clock += 1 + rnd.nextInt(10_000), rnd.nextLong());
+            BigInteger length = rnd.nextInt(8) == 0 ? null : BigInteger.valueOf(rnd.nextInt(4));
+            session.execute(insert.bind(key, tid, length, "w" + i));
+            run.oracle.write(List.of(ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8))), tid, new io.cassandragsi.index.VersionRow() {
+                final ByteBuffer[] v = {ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8)), Tids.bytes(tid),
+                    length == null ? null : ByteBuffer.wrap(length.toByteArray()), ByteBuffer.wrap(("w").getBytes(StandardCharsets.UTF_8))};
+
+                @Override
+                public boolean has(int attribute) {
+                    return true;
+                }
+
+                @Override
+                public ByteBuffer get(int attribute) {
+                    return v[attribute];
+                }
+            });
+        }
+        UUID now = Tids.maxAtTicks(Tids.ticks(Instant.now()));
+        for (long length = 0; length < 4; length++) {
+            IndexReader.Query q = IndexReader.Query.of(KS, "revisions", "by_length", String.valueOf(length))
+                    .withConsistent(true).withLimit(5).withAsOf(now.toString());
+            assertThat(keys(readAll(q))).as("seed %d length %d, consumer stopped", seed, length).isEqualTo(expected(length, now));
+        }
+    }
+
+    /** A raw HTTP/1.1 GET, so that requests a URI class would refuse (bad escapes) reach the server as sent. */
+    record Raw(int statusCode, String contentType, String body) {}
+
+    private static Raw get(String pathAndQuery) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.httpPort())) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream().write(("GET " + pathAndQuery + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            int headerEnd = response.indexOf("\r\n\r\n");
+            String head = response.substring(0, headerEnd);
+            String body = response.substring(headerEnd + 4);
+            String type = null;
+            for (String line : head.split("\r\n")) {
+                if (line.toLowerCase().startsWith("content-type:")) {
+                    type = line.substring(13).trim();
+                }
+            }
+            return new Raw(Integer.parseInt(head.split(" ")[1]), type, body);
+        }
+    }
+
+    @Test
+    void should_answer_json_errors_never_500_when_input_is_malformed() throws Exception {
+        String base = "/v1/" + KS + "/revisions//by_length/";
+        Object[][] cases = {
+            {base + "1", 200, null},
+            {"/v1/nokeyspace/revisions//by_length/1", 404, "unknown keyspace"},
+            {"/v1/" + KS + "/nope//by_length/1", 404, "no indexed table"},
+            {"/v1/" + KS + "/revisions//by_nope/1", 404, "no index 'by_nope'"},
+            {"/v1/" + KS + "/revisions/by_length/1", 400, "//"},
+            {base + "abc", 400, "not a valid varint for attribute 'length'"},
+            {base + "1/2", 400, "takes 1 hash value"},
+            {base, 400, "takes 1 hash value"},
+            {base + "1?limit=0", 400, "limit"},
+            {base + "1?limit=1001", 400, "limit"},
+            {base + "1?limit=ten", 400, "limit"},
+            {base + "1?next=garbage", 400, "'next'"},
+            {base + "1?next=AQ" + "A".repeat(120), 400, "'next'"},
+            {base + "1?as_of=yesterday", 400, "as_of"},
+            {base + "1?as_of=0cd3d930-e5ce-41f1-bedb-1100a1903cc0", 400, "not a timeuuid"},
+            {base + "1?consistent=maybe", 400, "consistent"},
+            {base + "1?gt=2", 400, "'gt' needs a range attribute"},
+            {base + "1?bogus=1", 400, "unknown parameter"},
+            {base + "1?limit=1&limit=2", 400, "more than once"},
+            {base + "%FF", 400, "not valid UTF-8"},
+            {base + "%G1", 400, "invalid percent escape"},
+            {base + "1'%20OR%201=1", 400, "not a valid varint"},
+            {base + "1%3B%20DROP%20TABLE%20x", 400, "not a valid varint"},
+            {"/v1/" + KS + "/revisions//by_tid/not-a-uuid", 400, "not a valid timeuuid"},
+            {"/nowhere", 404, "no such endpoint"},
+        };
+        for (Object[] c : cases) {
+            Raw r = get((String) c[0]);
+            assertThat(r.statusCode()).as("%s -> %s", c[0], r.body()).isEqualTo(c[1]);
+            assertThat(r.contentType()).isEqualTo("application/json");
+            if (c[2] != null) {
+                assertThat(r.body()).as((String) c[0]).startsWith("{\"error\":").contains((String) c[2]);
+            }
+        }
+        // a token from one query is refused by another
+        IndexReader.Page p = server.reader().read(IndexReader.Query.of(KS, "revisions", "by_length", "1").withLimit(1));
+        if (p.next() != null) {
+            Raw r = get(base + "2?next=" + p.next());
+            assertThat(r.statusCode()).isEqualTo(400);
+            assertThat(r.body()).contains("another query");
+            String tampered = p.next().substring(0, 10) + (p.next().charAt(10) == 'A' ? 'B' : 'A') + p.next().substring(11);
+            assertThat(get(base + "1?limit=1&next=" + tampered).statusCode()).isEqualTo(400);
+        }
+        // a non-ASCII digit is not a varint
+        assertThat(catchRead(() -> server.reader().read(IndexReader.Query.of(KS, "revisions", "by_length", "\u0663")))).isEqualTo(400);
+    }
+
+    private static int catchRead(Runnable r) {
+        try {
+            r.run();
+            return 200;
+        } catch (ReadException e) {
+            return e.status();
+        }
+    }
+}

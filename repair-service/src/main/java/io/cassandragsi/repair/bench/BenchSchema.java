@@ -1,0 +1,120 @@
+package io.cassandragsi.repair.bench;
+
+import io.cassandragsi.schema.CqlGenerator;
+import io.cassandragsi.schema.Definitions;
+import io.cassandragsi.schema.QueueLayout;
+import io.cassandragsi.schema.TableDef;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The tables of every {@link Variant}: the same versioned base table {@code revisions (key, tid, a,
+ * b, c, value)} in each variant's keyspace, plus whatever the variant indexes with. Indexed
+ * variants index {@code a} first, then {@code b} and {@code c}, always carrying {@code value}, so
+ * that the index rows are alike across variants. Base table and our index tables come from the
+ * project's own {@link CqlGenerator}, as {@code gsi schema apply} would make them.
+ */
+final class BenchSchema {
+    static final String TABLE = "revisions";
+    static final String PROJECT_KEYSPACE = "gsi";
+    static final String REPLICATION = "{'class': 'SimpleStrategy', 'replication_factor': 1}";
+    /** The indexed attributes, in the order variants with one index or three use them. */
+    static final List<String> INDEXED = List.of("a", "b", "c");
+    /** The index table of the client-side batch variant (same key and columns as our index table). */
+    static final String BATCH_INDEX_TABLE = "idx_" + TABLE + "_by_a";
+
+    private BenchSchema() {}
+
+    /** The definition of the base table in {@code keyspace} with secondary indexes on the first {@code indexes} attributes. */
+    static TableDef definition(String keyspace, int indexes) {
+        StringBuilder secondary = new StringBuilder();
+        for (int i = 0; i < indexes; i++) {
+            String attr = INDEXED.get(i);
+            if (i > 0) {
+                secondary.append(",\n    ");
+            }
+            secondary.append("\"by_").append(attr).append("\": [ { \"type\": \"hash\", \"attribute\": \"").append(attr)
+                    .append("\" }, { \"type\": \"proj\", \"attribute\": \"value\" } ]");
+        }
+        String json = "{\n"
+                + "  \"keyspace\": \"" + keyspace + "\",\n"
+                + "  \"table\": \"" + TABLE + "\",\n"
+                + "  \"attributes\": { \"key\": \"string\", \"tid\": \"timeuuid\", \"a\": \"string\", \"b\": \"string\","
+                + " \"c\": \"string\", \"value\": \"string\" },\n"
+                + "  \"index\": [ { \"type\": \"hash\", \"attribute\": \"key\" }, { \"type\": \"range\", \"order\": \"desc\","
+                + " \"attribute\": \"tid\" } ],\n"
+                + "  \"secondaryIndexes\": {\n    " + secondary + "\n  }\n"
+                + "}\n";
+        return Definitions.parse(json, "bench definition " + keyspace);
+    }
+
+    /** Everything the variant needs on an empty node, in order; every statement is idempotent. */
+    static List<String> statements(Variant variant) {
+        String ks = variant.keyspace();
+        List<String> out = new ArrayList<>();
+        switch (variant) {
+            case GSI_1, GSI_3 -> {
+                TableDef def = definition(ks, variant == Variant.GSI_1 ? 1 : 3);
+                for (CqlGenerator.Statement s : CqlGenerator.all(def, PROJECT_KEYSPACE, REPLICATION)) {
+                    out.add(s.cql());
+                }
+            }
+            case TRIGGER_ONLY -> {
+                TableDef def = definition(ks, 0);
+                out.add(CqlGenerator.createKeyspace(ks, REPLICATION));
+                out.add(CqlGenerator.createBaseTable(def));
+                out.add(CqlGenerator.createTrigger(def));
+            }
+            default -> {
+                TableDef def = definition(ks, 0);
+                out.add(CqlGenerator.createKeyspace(ks, REPLICATION));
+                out.add(CqlGenerator.createBaseTable(def));
+                switch (variant) {
+                    case MV -> out.add(view(ks, "a"));
+                    case MV_3 -> INDEXED.forEach(attr -> out.add(view(ks, attr)));
+                    case SAI -> out.add("CREATE INDEX IF NOT EXISTS " + TABLE + "_a_sai ON " + ks + "." + TABLE + " (a) USING 'sai';");
+                    case LOGGED_BATCH -> out.add("CREATE TABLE IF NOT EXISTS " + ks + "." + BATCH_INDEX_TABLE + " (\n"
+                            + "  a text,\n  key text,\n  value text,\n  tid timeuuid,\n  PRIMARY KEY ((a), key)\n);");
+                    default -> {
+                        // UNINDEXED: the base table alone
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** A view keyed by {@code attr}: every base primary-key column must be in it, so it has one row per version. */
+    static String view(String keyspace, String attr) {
+        return "CREATE MATERIALIZED VIEW IF NOT EXISTS " + keyspace + ".mv_" + TABLE + "_by_" + attr + " AS\n"
+                + "  SELECT key, tid, " + attr + ", value FROM " + keyspace + "." + TABLE + "\n"
+                + "  WHERE " + attr + " IS NOT NULL AND key IS NOT NULL AND tid IS NOT NULL\n"
+                + "  PRIMARY KEY ((" + attr + "), key, tid)\n"
+                + "  WITH CLUSTERING ORDER BY (key ASC, tid DESC);";
+    }
+
+    /** The base write, the same for every variant. */
+    static String insertBase(Variant variant) {
+        return "INSERT INTO " + variant.keyspace() + "." + TABLE + " (key, tid, a, b, c, value) VALUES (?, ?, ?, ?, ?, ?)";
+    }
+
+    /** The index row the client writes in the {@link Variant#LOGGED_BATCH} variant. */
+    static String insertBatchIndex(Variant variant) {
+        return "INSERT INTO " + variant.keyspace() + "." + BATCH_INDEX_TABLE + " (a, key, value, tid) VALUES (?, ?, ?, ?)";
+    }
+
+    /**
+     * What to flush after a phase of {@code variant}, as {@code keyspace} or {@code keyspace.table}:
+     * its keyspace, the work queue for our trigger, and the batchlog (used by the trigger's and the
+     * client's logged batches; flushed always, it is cheap when empty).
+     */
+    static List<String> flushTargets(Variant variant) {
+        List<String> out = new ArrayList<>();
+        out.add(variant.keyspace());
+        if (variant == Variant.GSI_1 || variant == Variant.GSI_3) {
+            out.add(PROJECT_KEYSPACE + "." + QueueLayout.TABLE);
+        }
+        out.add("system.batches");
+        return out;
+    }
+}

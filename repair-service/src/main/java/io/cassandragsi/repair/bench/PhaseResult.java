@@ -1,0 +1,62 @@
+package io.cassandragsi.repair.bench;
+
+import java.time.Instant;
+
+/**
+ * What one phase (one variant, one round) measured. Writes are those acknowledged inside the
+ * phase; CPU times are deltas over the phase, except {@code flushNodeCpuNanos}, the node's CPU in
+ * the flush and compaction wait right after it.
+ *
+ * @param round 1-based; 0 for the warm-up round, which is printed but not summarised
+ * @param machineBusyCores average busy cores of the whole machine during the phase (node, client
+ *     and everything else), or NaN where /proc/stat cannot be read
+ * @param firstError the first failure's message, or null
+ */
+record PhaseResult(
+        Variant variant,
+        int round,
+        Instant started,
+        Instant ended,
+        double seconds,
+        long writes,
+        long errors,
+        long nodeCpuNanos,
+        long flushNodeCpuNanos,
+        double flushSeconds,
+        long clientCpuNanos,
+        double machineBusyCores,
+        String firstError) {
+
+    boolean warmup() {
+        return round == 0;
+    }
+
+    double writesPerSecond() {
+        return seconds <= 0 ? 0 : writes / seconds;
+    }
+
+    /** Node CPU per acknowledged write during the phase, in µs; NaN when nothing was written. */
+    double nodeCpuUsPerWrite() {
+        return perWrite(nodeCpuNanos);
+    }
+
+    double flushNodeCpuUsPerWrite() {
+        return perWrite(flushNodeCpuNanos);
+    }
+
+    double clientCpuUsPerWrite() {
+        return perWrite(clientCpuNanos);
+    }
+
+    private double perWrite(long nanos) {
+        return writes == 0 ? Double.NaN : nanos / 1000.0 / writes;
+    }
+
+    /** Average cores busy outside the node and this process during the phase (the noise), or NaN. */
+    double otherBusyCores() {
+        if (Double.isNaN(machineBusyCores) || seconds <= 0) {
+            return Double.NaN;
+        }
+        return Math.max(0, machineBusyCores - (nodeCpuNanos + clientCpuNanos) / 1e9 / seconds);
+    }
+}

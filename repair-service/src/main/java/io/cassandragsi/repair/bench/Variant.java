@@ -1,0 +1,91 @@
+package io.cassandragsi.repair.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * One way of maintaining (or not) an index on the same versioned base table, measured by {@code gsi
+ * bench write}. Each variant has its own keyspace, so their tables, memtables and compactions do not
+ * mix. {@link BenchSchema} owns the CQL of each.
+ */
+enum Variant {
+    UNINDEXED("unindexed", true, "versioned base table, no trigger, no index"),
+    GSI_1("gsi-1", true, "our trigger, 1 secondary index (hash a, projects value), work-queue marker per write"),
+    GSI_3("gsi-3", true, "our trigger, 3 secondary indexes (on a, b, c, each projects value), marker per write"),
+    MV("mv", true, "1 materialized view keyed by a (selects value)"),
+    MV_3("mv-3", true, "3 materialized views keyed by a, b and c"),
+    SAI("sai", true, "1 SAI index on a (CREATE INDEX ... USING 'sai')"),
+    LOGGED_BATCH("logged-batch", true, "client-side LOGGED batch: base row + one row in an index table keyed by a"),
+    /**
+     * A profiling aid, not in the default set: the trigger is installed but the keyspace has no
+     * index tables, so it compiles to "nothing to do" and returns nothing; the write stays off the
+     * batchlog. The difference to {@link #UNINDEXED} is the price of merely having a trigger.
+     */
+    TRIGGER_ONLY("trigger-only", false, "our trigger installed, no index tables: it returns nothing (profiling aid)");
+
+    private final String label;
+    private final boolean byDefault;
+    private final String description;
+
+    Variant(String label, boolean byDefault, String description) {
+        this.label = label;
+        this.byDefault = byDefault;
+        this.description = description;
+    }
+
+    /** The name on the command line, in the printed table and in write.json. */
+    String label() {
+        return label;
+    }
+
+    String description() {
+        return description;
+    }
+
+    /** The variant's own keyspace, e.g. {@code bench_gsi_1}. */
+    String keyspace() {
+        return "bench_" + label.replace('-', '_');
+    }
+
+    /** The variants measured when {@code --variants} is not given, in the order of a round. */
+    static List<Variant> defaults() {
+        return Arrays.stream(values()).filter(v -> v.byDefault).toList();
+    }
+
+    static Variant byLabel(String label) {
+        String wanted = label.strip().toLowerCase(Locale.ROOT);
+        for (Variant v : values()) {
+            if (v.label.equals(wanted)) {
+                return v;
+            }
+        }
+        throw new IllegalArgumentException("unknown variant '" + label.strip() + "' (variants: " + allLabels() + ")");
+    }
+
+    /**
+     * A comma-separated list of variant names, in the order given (the order of a round).
+     *
+     * @throws IllegalArgumentException for an unknown or repeated name, or an empty list
+     */
+    static List<Variant> parseList(String csv) {
+        List<Variant> out = new ArrayList<>();
+        for (String part : csv.split(",", -1)) {
+            if (part.isBlank()) {
+                throw new IllegalArgumentException("empty variant name in '" + csv + "' (variants: " + allLabels() + ")");
+            }
+            Variant v = byLabel(part);
+            if (out.contains(v)) {
+                throw new IllegalArgumentException("variant '" + v.label + "' is listed twice");
+            }
+            out.add(v);
+        }
+        return out;
+    }
+
+    static String allLabels() {
+        return Arrays.stream(values()).map(Variant::label).collect(Collectors.joining(", "));
+    }
+}

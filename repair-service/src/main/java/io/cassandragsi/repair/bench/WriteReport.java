@@ -1,0 +1,293 @@
+package io.cassandragsi.repair.bench;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+
+/**
+ * The summary of a write benchmark: per variant, the mean writes/s over the measured rounds, the
+ * ratio to {@code unindexed} paired by round (each round's ratio, then their geometric mean), and
+ * node CPU per write (all CPU over all writes of the measured rounds). Pure: formats the table and
+ * {@code write.json} from {@link PhaseResult}s.
+ */
+final class WriteReport {
+    private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    /** The design's targets (DESIGN.md, bench brief): numerator, denominator, minimum ratio. */
+    record Target(Variant variant, Variant over, double minimum) {
+        String label() {
+            return variant.label() + " / " + over.label();
+        }
+    }
+
+    static final List<Target> TARGETS = List.of(
+            new Target(Variant.GSI_1, Variant.MV, 1.0),
+            new Target(Variant.GSI_3, Variant.MV_3, 1.5));
+
+    /**
+     * One variant over the measured rounds.
+     *
+     * @param ratio geometric mean over rounds of writes/s divided by unindexed's in the same round;
+     *     empty when unindexed was not measured
+     */
+    record Summary(
+            Variant variant,
+            int rounds,
+            long writes,
+            long errors,
+            double writesPerSecond,
+            OptionalDouble ratio,
+            OptionalDouble ratioMin,
+            OptionalDouble ratioMax,
+            double nodeCpuUsPerWrite,
+            double flushNodeCpuUsPerWrite,
+            double clientCpuUsPerWrite) {}
+
+    private final List<Variant> variants;
+    private final List<PhaseResult> measured;
+    private final List<PhaseResult> all;
+    private final Map<String, Object> config;
+    private final List<Summary> summaries;
+
+    private WriteReport(List<Variant> variants, List<PhaseResult> phases, Map<String, Object> config) {
+        this.variants = List.copyOf(variants);
+        this.all = List.copyOf(phases);
+        this.measured = phases.stream().filter(p -> !p.warmup()).toList();
+        this.config = new LinkedHashMap<>(config);
+        List<Summary> out = new ArrayList<>();
+        for (Variant v : variants) {
+            out.add(summarise(v));
+        }
+        this.summaries = List.copyOf(out);
+    }
+
+    /**
+     * @param variants the variants in the order of a round (the order of the table)
+     * @param phases every phase run, warm-up included (round 0)
+     * @param config what the run was configured with, copied into {@code write.json}
+     */
+    static WriteReport of(List<Variant> variants, List<PhaseResult> phases, Map<String, Object> config) {
+        return new WriteReport(variants, phases, config);
+    }
+
+    List<Summary> summaries() {
+        return summaries;
+    }
+
+    Optional<Summary> summary(Variant v) {
+        return summaries.stream().filter(s -> s.variant() == v).findFirst();
+    }
+
+    private Summary summarise(Variant v) {
+        List<PhaseResult> phases = measured.stream().filter(p -> p.variant() == v).toList();
+        long writes = phases.stream().mapToLong(PhaseResult::writes).sum();
+        long errors = phases.stream().mapToLong(PhaseResult::errors).sum();
+        double wps = phases.stream().mapToDouble(PhaseResult::writesPerSecond).average().orElse(0);
+        List<Double> ratios = roundRatios(v, Variant.UNINDEXED);
+        double node = phases.stream().mapToLong(PhaseResult::nodeCpuNanos).sum();
+        double flush = phases.stream().mapToLong(PhaseResult::flushNodeCpuNanos).sum();
+        double client = phases.stream().mapToLong(PhaseResult::clientCpuNanos).sum();
+        return new Summary(v, phases.size(), writes, errors, wps,
+                geometricMean(ratios),
+                ratios.stream().mapToDouble(Double::doubleValue).min(),
+                ratios.stream().mapToDouble(Double::doubleValue).max(),
+                perWrite(node, writes), perWrite(flush, writes), perWrite(client, writes));
+    }
+
+    /** Writes/s of {@code v} over that of {@code over}, for each measured round that has both with writes. */
+    List<Double> roundRatios(Variant v, Variant over) {
+        List<Double> out = new ArrayList<>();
+        measured.stream().mapToInt(PhaseResult::round).distinct().sorted().forEach(round -> {
+            Optional<PhaseResult> a = phase(v, round);
+            Optional<PhaseResult> b = phase(over, round);
+            if (a.isPresent() && b.isPresent() && b.get().writesPerSecond() > 0) {
+                out.add(a.get().writesPerSecond() / b.get().writesPerSecond());
+            }
+        });
+        return out;
+    }
+
+    /** The round-paired ratio of two variants (geometric mean), empty when they share no round. */
+    OptionalDouble pairedRatio(Variant v, Variant over) {
+        return geometricMean(roundRatios(v, over));
+    }
+
+    private Optional<PhaseResult> phase(Variant v, int round) {
+        return measured.stream().filter(p -> p.variant() == v && p.round() == round).findFirst();
+    }
+
+    static OptionalDouble geometricMean(List<Double> values) {
+        if (values.isEmpty()) {
+            return OptionalDouble.empty();
+        }
+        double logSum = 0;
+        for (double x : values) {
+            if (x <= 0) {
+                return OptionalDouble.of(0);
+            }
+            logSum += Math.log(x);
+        }
+        return OptionalDouble.of(Math.exp(logSum / values.size()));
+    }
+
+    private static double perWrite(double nanos, long writes) {
+        return writes == 0 ? Double.NaN : nanos / 1000.0 / writes;
+    }
+
+    // --- the printed table ---------------------------------------------------------------------
+
+    /** The table printed at the end: one line per variant, then the design targets. */
+    String table() {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%-14s %10s %7s %13s %10s %10s %10s %8s%n",
+                "variant", "writes/s", "ratio", "ratio range", "node us/w", "+flush us/w", "client us/w", "errors"));
+        for (Summary s : summaries) {
+            sb.append(String.format(Locale.ROOT, "%-14s %10s %7s %13s %10s %11s %11s %8d%n",
+                    s.variant().label(),
+                    String.format(Locale.ROOT, "%,.0f", s.writesPerSecond()),
+                    fixed(s.ratio(), 3),
+                    s.ratioMin().isPresent() && s.rounds() > 1
+                            ? fixed(s.ratioMin(), 2) + "-" + fixed(s.ratioMax(), 2) : "",
+                    fixed(s.nodeCpuUsPerWrite(), 1),
+                    fixed(s.flushNodeCpuUsPerWrite(), 1),
+                    fixed(s.clientCpuUsPerWrite(), 1),
+                    s.errors()));
+        }
+        for (String line : targetLines()) {
+            sb.append(line).append(System.lineSeparator());
+        }
+        return sb.toString();
+    }
+
+    /** One line per design target whose two variants were both measured. */
+    List<String> targetLines() {
+        List<String> out = new ArrayList<>();
+        for (Target t : TARGETS) {
+            OptionalDouble r = pairedRatio(t.variant(), t.over());
+            if (r.isPresent()) {
+                out.add(String.format(Locale.ROOT, "%s = %.2f (target >= %.1f: %s)", t.label(), r.getAsDouble(), t.minimum(),
+                        r.getAsDouble() >= t.minimum() ? "met" : "NOT met"));
+            }
+        }
+        return out;
+    }
+
+    /** The progress line printed after each phase. */
+    static String progressLine(PhaseResult p, int rounds) {
+        String round = p.warmup() ? "warm-up  " : String.format(Locale.ROOT, "round %d/%d", p.round(), rounds);
+        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
+                "%s %-13s %9s writes/s  node %6s us/w  flush+settle %4.1f s  other load %s cores",
+                round, p.variant().label(), String.format(Locale.ROOT, "%,.0f", p.writesPerSecond()),
+                fixed(p.nodeCpuUsPerWrite(), 1), p.flushSeconds(), fixed(p.otherBusyCores(), 2)));
+        if (p.errors() > 0) {
+            sb.append(String.format(Locale.ROOT, "  errors %d (first: %s)", p.errors(), p.firstError()));
+        }
+        return sb.toString();
+    }
+
+    private static String fixed(OptionalDouble v, int decimals) {
+        return v.isPresent() ? fixed(v.getAsDouble(), decimals) : "-";
+    }
+
+    private static String fixed(double v, int decimals) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+
+    // --- write.json ----------------------------------------------------------------------------
+
+    /**
+     * {@code {"variants":[{"name", "writes_per_s", "ratio", "cpu_us_per_write", ...}], "targets":
+     * [...], "config": {...}, "phases": [...]}}; numbers are rounded, unknown values are null.
+     */
+    ObjectNode json() {
+        ObjectNode root = MAPPER.createObjectNode();
+        ArrayNode vs = root.putArray("variants");
+        for (Summary s : summaries) {
+            ObjectNode n = vs.addObject();
+            n.put("name", s.variant().label());
+            put(n, "writes_per_s", s.writesPerSecond(), 1);
+            put(n, "ratio", s.ratio(), 3);
+            put(n, "cpu_us_per_write", s.nodeCpuUsPerWrite(), 1);
+            put(n, "ratio_min", s.ratioMin(), 3);
+            put(n, "ratio_max", s.ratioMax(), 3);
+            put(n, "flush_cpu_us_per_write", s.flushNodeCpuUsPerWrite(), 1);
+            put(n, "client_cpu_us_per_write", s.clientCpuUsPerWrite(), 1);
+            n.put("writes", s.writes());
+            n.put("errors", s.errors());
+            n.put("rounds", s.rounds());
+            n.put("description", s.variant().description());
+        }
+        ArrayNode targets = root.putArray("targets");
+        for (Target t : TARGETS) {
+            OptionalDouble r = pairedRatio(t.variant(), t.over());
+            if (r.isPresent()) {
+                ObjectNode n = targets.addObject();
+                n.put("name", t.label());
+                put(n, "ratio", r, 3);
+                n.put("minimum", t.minimum());
+                n.put("met", r.getAsDouble() >= t.minimum());
+            }
+        }
+        root.set("config", MAPPER.valueToTree(config));
+        ArrayNode phases = root.putArray("phases");
+        for (PhaseResult p : all) {
+            ObjectNode n = phases.addObject();
+            n.put("variant", p.variant().label());
+            n.put("round", p.round());
+            n.put("warmup", p.warmup());
+            n.put("started", p.started().toString());
+            n.put("ended", p.ended().toString());
+            put(n, "seconds", p.seconds(), 2);
+            n.put("writes", p.writes());
+            n.put("errors", p.errors());
+            put(n, "writes_per_s", p.writesPerSecond(), 1);
+            put(n, "cpu_us_per_write", p.nodeCpuUsPerWrite(), 1);
+            put(n, "flush_cpu_us_per_write", p.flushNodeCpuUsPerWrite(), 1);
+            put(n, "flush_seconds", p.flushSeconds(), 2);
+            put(n, "client_cpu_us_per_write", p.clientCpuUsPerWrite(), 1);
+            put(n, "machine_busy_cores", p.machineBusyCores(), 2);
+            put(n, "other_busy_cores", p.otherBusyCores(), 2);
+            if (p.firstError() != null) {
+                n.put("first_error", p.firstError());
+            }
+        }
+        return root;
+    }
+
+    String jsonText() {
+        try {
+            return MAPPER.writeValueAsString(json()) + System.lineSeparator();
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void put(ObjectNode n, String field, OptionalDouble v, int decimals) {
+        if (v.isPresent()) {
+            put(n, field, v.getAsDouble(), decimals);
+        } else {
+            n.putNull(field);
+        }
+    }
+
+    private static void put(ObjectNode n, String field, double v, int decimals) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            n.putNull(field);
+        } else {
+            n.put(field, java.math.BigDecimal.valueOf(v).setScale(decimals, java.math.RoundingMode.HALF_UP));
+        }
+    }
+
+    List<Variant> variants() {
+        return variants;
+    }
+}

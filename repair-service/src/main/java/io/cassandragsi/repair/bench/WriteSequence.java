@@ -1,0 +1,72 @@
+package io.cassandragsi.repair.bench;
+
+import java.util.SplittableRandom;
+
+/**
+ * The writes of a phase, the same for every variant of a round: write {@code i} is a pure function
+ * of (seed, i), so a variant that gets further in its phase writes a longer prefix of the same
+ * sequence. Keys, indexed values ({@code a}, {@code b}, {@code c}) and values are drawn uniformly:
+ * {@code keys} partition keys, {@code indexedValues} distinct values per indexed attribute, and
+ * values from a pool of {@value #VALUE_POOL} random ASCII strings of {@code valueBytes} bytes.
+ * The tid is not part of the sequence: every write is a new version with a fresh timeuuid.
+ */
+final class WriteSequence {
+    static final int VALUE_POOL = 1024;
+
+    private final long seed;
+    private final String[] keys;
+    private final String[] indexed;
+    private final String[] values;
+
+    /** One write: the text of each column but the tid. */
+    record Write(String key, String a, String b, String c, String value) {}
+
+    WriteSequence(long seed, int keys, int indexedValues, int valueBytes) {
+        if (keys < 1 || indexedValues < 1 || valueBytes < 1) {
+            throw new IllegalArgumentException("keys, indexed values and value bytes must be positive");
+        }
+        this.seed = seed;
+        this.keys = new String[keys];
+        for (int i = 0; i < keys; i++) {
+            this.keys[i] = String.format("key-%06d", i);
+        }
+        this.indexed = new String[indexedValues];
+        for (int i = 0; i < indexedValues; i++) {
+            this.indexed[i] = String.format("v%05d", i);
+        }
+        this.values = new String[VALUE_POOL];
+        SplittableRandom random = new SplittableRandom(seed);
+        char[] chars = new char[valueBytes];
+        for (int i = 0; i < VALUE_POOL; i++) {
+            for (int j = 0; j < valueBytes; j++) {
+                chars[j] = (char) ('!' + random.nextInt(94)); // printable ASCII: one byte each in UTF-8
+            }
+            this.values[i] = new String(chars);
+        }
+    }
+
+    /** Write number {@code i} (from 0) of this sequence. */
+    Write at(long i) {
+        long h = mix(seed ^ mix(i + 0x9E3779B97F4A7C15L));
+        String key = keys[index(h, keys.length)];
+        h = mix(h);
+        String a = indexed[index(h, indexed.length)];
+        h = mix(h);
+        String b = indexed[index(h, indexed.length)];
+        h = mix(h);
+        String c = indexed[index(h, indexed.length)];
+        h = mix(h);
+        return new Write(key, a, b, c, values[index(h, values.length)]);
+    }
+
+    private static int index(long hash, int n) {
+        return (int) Long.remainderUnsigned(hash, n);
+    }
+
+    /** SplitMix64's finalizer: a bijection that spreads every input bit over the output. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}
