@@ -10,6 +10,7 @@ import java.time.Instant;
  * @param round 1-based; 0 for the warm-up round, which is printed but not summarised
  * @param machineBusyCores average busy cores of the whole machine during the phase (node, client
  *     and everything else), or NaN where /proc/stat cannot be read
+ * @param settled whether compactions had finished when the wait after the phase ended
  * @param firstError the first failure's message, or null
  */
 record PhaseResult(
@@ -23,6 +24,7 @@ record PhaseResult(
         long nodeCpuNanos,
         long flushNodeCpuNanos,
         double flushSeconds,
+        boolean settled,
         long clientCpuNanos,
         double machineBusyCores,
         String firstError) {

@@ -188,6 +188,9 @@ final class WriteReport {
                 "%s %-13s %9s writes/s  node %6s us/w  flush+settle %4.1f s  other load %s cores",
                 round, p.variant().label(), String.format(Locale.ROOT, "%,.0f", p.writesPerSecond()),
                 fixed(p.nodeCpuUsPerWrite(), 1), p.flushSeconds(), fixed(p.otherBusyCores(), 2)));
+        if (!p.settled()) {
+            sb.append("  (compactions still running)");
+        }
         if (p.errors() > 0) {
             sb.append(String.format(Locale.ROOT, "  errors %d (first: %s)", p.errors(), p.firstError()));
         }
@@ -253,6 +256,7 @@ final class WriteReport {
             put(n, "cpu_us_per_write", p.nodeCpuUsPerWrite(), 1);
             put(n, "flush_cpu_us_per_write", p.flushNodeCpuUsPerWrite(), 1);
             put(n, "flush_seconds", p.flushSeconds(), 2);
+            n.put("settled", p.settled());
             put(n, "client_cpu_us_per_write", p.clientCpuUsPerWrite(), 1);
             put(n, "machine_busy_cores", p.machineBusyCores(), 2);
             put(n, "other_busy_cores", p.otherBusyCores(), 2);

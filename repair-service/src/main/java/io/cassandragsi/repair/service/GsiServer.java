@@ -23,11 +23,27 @@ public final class GsiServer implements AutoCloseable {
     public GsiServer(CqlSession session, GsiConfig config, HttpApi.Admin admin) {
         this.service = new RepairService(session, config);
         this.reader = new IndexReader(session, service.catalog(), service.queue(), config.consistency().read(),
-                config.http().token() == null ? null : config.http().token().getBytes(java.nio.charset.StandardCharsets.UTF_8), 32);
+                tokenKey(config.http().token()), 32);
         bindMetrics();
         service.start();
         this.http = new HttpApi(config.http().bind(), config.http().port(), config.http().token(), reader, service::status,
                 registry::scrape, admin);
+    }
+
+    /**
+     * The key that signs page tokens: derived from the bearer token, so that instances behind one
+     * load balancer accept each other's tokens; random per process when there is no token.
+     */
+    static byte[] tokenKey(String bearerToken) {
+        if (bearerToken == null) {
+            return null;
+        }
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(("cassandra-gsi page token key\u0000" + bearerToken).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private void counter(String name, String help, LongAdder adder) {

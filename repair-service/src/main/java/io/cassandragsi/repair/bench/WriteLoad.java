@@ -1,0 +1,100 @@
+package io.cassandragsi.repair.bench;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.BatchType;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Statement;
+import com.datastax.oss.driver.api.core.uuid.Uuids;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Writes a {@link WriteSequence} into one variant for a fixed time with a fixed number of writes in
+ * flight (asynchronous, a permit per write), and counts the writes acknowledged inside that time.
+ */
+final class WriteLoad {
+    private final CqlSession session;
+    private final int inFlight;
+
+    WriteLoad(CqlSession session, int inFlight) {
+        this.session = session;
+        this.inFlight = inFlight;
+    }
+
+    /** The statement of one write, prepared once per variant. */
+    interface Writer {
+        Statement<?> statement(WriteSequence.Write w, UUID tid);
+    }
+
+    /** The writer of a variant: the base row, plus the client's index row in a logged batch for that variant. */
+    Writer writer(Variant variant) {
+        PreparedStatement base = session.prepare(BenchSchema.insertBase(variant));
+        if (variant != Variant.LOGGED_BATCH) {
+            return (w, tid) -> base.bind(w.key(), tid, w.a(), w.b(), w.c(), w.value());
+        }
+        PreparedStatement index = session.prepare(BenchSchema.insertBatchIndex(variant));
+        return (w, tid) -> BatchStatement.newInstance(BatchType.LOGGED,
+                base.bind(w.key(), tid, w.a(), w.b(), w.c(), w.value()),
+                index.bind(w.a(), w.key(), w.value(), tid));
+    }
+
+    /** What a run counted within its time (writes acknowledged later are not counted). */
+    record Counts(long writes, long errors, long nanos, String firstError) {}
+
+    /** Hooks called right at the start and at the end of the measured time, to read CPU counters. */
+    interface Window {
+        void opened();
+
+        void closed();
+    }
+
+    /**
+     * Writes for {@code length}, then waits for the writes still in flight (at most {@code drain}).
+     *
+     * @throws IllegalStateException when writes are still unanswered after {@code drain}
+     */
+    Counts run(Writer writer, WriteSequence sequence, Duration length, Duration drain, Window window) throws InterruptedException {
+        Semaphore permits = new Semaphore(inFlight);
+        LongAdder ok = new LongAdder();
+        LongAdder failed = new LongAdder();
+        AtomicReference<String> firstError = new AtomicReference<>();
+        window.opened();
+        long start = System.nanoTime();
+        long end = start + length.toNanos();
+        long i = 0;
+        while (System.nanoTime() < end) {
+            if (!permits.tryAcquire(5, TimeUnit.MILLISECONDS)) {
+                continue;
+            }
+            try {
+                session.executeAsync(writer.statement(sequence.at(i++), Uuids.timeBased())).whenComplete((rs, error) -> {
+                    if (error == null) {
+                        ok.increment();
+                    } else {
+                        failed.increment();
+                        firstError.compareAndSet(null, error.getClass().getSimpleName() + ": " + error.getMessage());
+                    }
+                    permits.release();
+                });
+            } catch (RuntimeException e) {
+                failed.increment();
+                firstError.compareAndSet(null, e.getClass().getSimpleName() + ": " + e.getMessage());
+                permits.release();
+            }
+        }
+        long writes = ok.sum();
+        long errors = failed.sum();
+        long nanos = System.nanoTime() - start;
+        window.closed();
+        if (!permits.tryAcquire(inFlight, drain.toNanos(), TimeUnit.NANOSECONDS)) {
+            throw new IllegalStateException(inFlight - permits.availablePermits() + " writes still unanswered "
+                    + drain.toSeconds() + " s after the phase ended");
+        }
+        return new Counts(writes, errors, nanos, firstError.get());
+    }
+}

@@ -1,0 +1,14 @@
+/**
+ * Whole-index jobs (DESIGN.md sections 1 and 5): {@link io.cassandragsi.repair.jobs.Rebuild}
+ * backfills index tables from every stored base version, resumably; {@link
+ * io.cassandragsi.repair.jobs.Check} compares index tables with the base table and, with
+ * {@code --fix}, rewrites what is missing or stale at each version's TS and deletes orphans.
+ *
+ * <p>The decisions are pure and tested without a node: {@link io.cassandragsi.repair.jobs.TokenRanges}
+ * (how the ring is cut) and {@link io.cassandragsi.repair.jobs.EntryCheck} (what an index entry
+ * should hold given the versions of its base row, and how an observed entry differs). The rest
+ * streams rows, bounds concurrency and records progress. Entry points: {@link
+ * io.cassandragsi.repair.jobs.Jobs}, {@link io.cassandragsi.repair.jobs.JobRegistry} and the
+ * {@code rebuild} / {@code check} commands.
+ */
+package io.cassandragsi.repair.jobs;
