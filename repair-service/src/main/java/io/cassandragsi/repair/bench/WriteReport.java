@@ -148,7 +148,7 @@ final class WriteReport {
     /** The table printed at the end: one line per variant, then the design targets. */
     String table() {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%-14s %10s %7s %13s %10s %10s %10s %8s%n",
+        sb.append(String.format(Locale.ROOT, "%-14s %10s %7s %13s %10s %11s %11s %8s%n",
                 "variant", "writes/s", "ratio", "ratio range", "node us/w", "+flush us/w", "client us/w", "errors"));
         for (Summary s : summaries) {
             sb.append(String.format(Locale.ROOT, "%-14s %10s %7s %13s %10s %11s %11s %8d%n",

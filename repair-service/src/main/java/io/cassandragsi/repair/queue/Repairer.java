@@ -31,6 +31,10 @@ public final class Repairer {
     private final ConsistencyLevel serial;
     private final ConsistencyLevel write;
 
+    /** Writes in flight at once across all repairs: below the driver's per-connection limit. */
+    static final int MAX_IN_FLIGHT = 512;
+    private final java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(MAX_IN_FLIGHT);
+
     public final LongAdder diffs = new LongAdder();
     public final LongAdder markedDeleted = new LongAdder();
     public final LongAdder upserts = new LongAdder();
@@ -85,7 +89,8 @@ public final class Repairer {
         List<CompletableFuture<?>> pending = new ArrayList<>(writes.size());
         for (TablePlan.IndexWrite w : writes) {
             IndexTable target = table.indexTables.get(w.index());
-            pending.add(target.apply(w, write).toCompletableFuture());
+            inFlight.acquireUninterruptibly();
+            pending.add(target.apply(w, write).toCompletableFuture().whenComplete((r, e) -> inFlight.release()));
             if (w instanceof TablePlan.MarkDeleted) {
                 markedDeleted.increment();
             } else {

@@ -210,13 +210,23 @@ final class ShardWorker {
             } catch (RuntimeException e) {
                 metrics.errors.increment();
                 LOG.warn("shard {}: repair of {}.{} failed, will retry: {}", shard, g.keyspace(), g.table(), rootMessage(e));
-                outcome = Repairer.Outcome.RETRY;
+                outcome = null;
             }
             finish(g, outcome, 0, nowMillis);
         }
     }
 
+    /**
+     * Records an outcome: null means the repair failed (Cassandra unavailable, a timeout): it is
+     * retried with backoff and never given up, because nothing was learnt about the version.
+     */
     private void finish(MarkerGroup g, Repairer.Outcome outcome, int attempts, long nowMillis) {
+        if (outcome == null) {
+            long backoff = Math.min(30_000L, 200L << Math.min(attempts, 7));
+            pending.add(new Pending(g, nowMillis + backoff, attempts + 1));
+            pendingIds.addAll(g.markerIds());
+            return;
+        }
         if (outcome == Repairer.Outcome.RETRY) {
             long age = nowMillis - markerMillis(g.oldestMarker());
             long limit = g.cas() ? CAS_SETTLE.toMillis() : GIVE_UP.toMillis();
@@ -256,7 +266,8 @@ final class ShardWorker {
                 outcome = repairer.repair(p.group);
             } catch (RuntimeException e) {
                 metrics.errors.increment();
-                outcome = Repairer.Outcome.RETRY;
+                LOG.debug("shard {}: retry of {}.{} failed again: {}", shard, p.group.keyspace(), p.group.table(), rootMessage(e));
+                outcome = null;
             }
             finish(p.group, outcome, p.attempts, nowMillis);
         }

@@ -1,0 +1,157 @@
+package io.cassandragsi.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.Row;
+import io.cassandragsi.schema.TableDef;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The repair service as operators run it: {@code gsi serve} in its own JVM. Killed with kill -9
+ * in the middle of a backlog and started again, it converges to the oracle; two instances at once
+ * split the shards between them and converge too.
+ */
+class ServiceProcessIT {
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private final List<Process> processes = new ArrayList<>();
+
+    @AfterEach
+    void stopAll() {
+        for (Process p : processes) {
+            p.destroyForcibly();
+        }
+    }
+
+    private Process serve(String name, int httpPort) throws IOException {
+        Path jar = Path.of("../repair-service/target/gsi.jar");
+        assertThat(jar).as("gsi.jar is built in the package phase").exists();
+        Path dir = Files.createDirectories(Path.of("target/serve"));
+        Path config = dir.resolve(name + ".yaml");
+        var cp = SharedCluster.cluster().contactPoint(0);
+        Files.writeString(config, "cassandra:\n  contact_points: [\"" + cp.getAddress().getHostAddress() + ":" + cp.getPort() + "\"]\n"
+                + "http:\n  port: " + httpPort + "\n");
+        Path log = dir.resolve(name + ".log");
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m", "-jar",
+                jar.toString(), "serve", "--config", config.toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        processes.add(p);
+        return p;
+    }
+
+    private static Map<String, Object> status(int port) {
+        try {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/admin/status")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            @SuppressWarnings("unchecked")
+            Map<String, Object> m = new com.fasterxml.jackson.databind.ObjectMapper().readValue(r.body(), Map.class);
+            return m;
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    private static void awaitUp(int port, Process p) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 120_000;
+        while (status(port) == null) {
+            assertThat(p.isAlive()).as("gsi serve on port %d exited; see it/target/serve/*.log", port).isTrue();
+            assertThat(System.currentTimeMillis()).as("gsi serve on port %d did not come up", port).isLessThan(deadline);
+            Thread.sleep(300);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Set<Integer> shards(int port) {
+        Map<String, Object> s = status(port);
+        return s == null ? Set.of() : new HashSet<>((List<Integer>) s.get("shards"));
+    }
+
+    @Test
+    void should_converge_when_the_service_is_killed_mid_backlog_and_restarted() throws Exception {
+        CqlSession session = SharedCluster.session();
+        TableDef def = SharedCluster.example("revisions", "it_kill");
+        SharedCluster.apply(def);
+        long seed = RepairServiceIT.seed();
+        System.out.println("ServiceProcessIT kill seed " + seed);
+        Process first = serve("kill-first", 18091);
+        awaitUp(18091, first);
+        HistoryRun run = new HistoryRun(session, def, seed);
+        ExecutorService writer = Executors.newSingleThreadExecutor();
+        Future<?> writing = writer.submit(() -> {
+            run.write(30, 1200, 3);
+            return null;
+        });
+        Thread.sleep(1500);
+        first.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+        first.destroyForcibly(); // kill -9, mid-backlog
+        first.waitFor();
+        writing.get();
+        writer.shutdown();
+        Process second = serve("kill-second", 18092);
+        awaitUp(18092, second);
+        Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 120_000);
+        System.out.println("after kill -9 and restart: " + drift + "; " + status(18092));
+        for (HistoryRun.Drift d : drift.values()) {
+            assertThat(d.clean()).as("seed %d: %s", seed, d).isTrue();
+        }
+    }
+
+    @Test
+    void should_split_the_shards_and_converge_when_two_instances_run() throws Exception {
+        CqlSession session = SharedCluster.session();
+        TableDef def = SharedCluster.example("revisions", "it_two");
+        SharedCluster.apply(def);
+        long seed = RepairServiceIT.seed() + 17;
+        System.out.println("ServiceProcessIT two instances seed " + seed);
+        Process a = serve("two-a", 18093);
+        Process b = serve("two-b", 18094);
+        awaitUp(18093, a);
+        awaitUp(18094, b);
+        HistoryRun run = new HistoryRun(session, def, seed);
+        run.write(30, 1200, 3);
+        // balanced: each holds its fair share, and no shard is held by both
+        long deadline = System.currentTimeMillis() + 60_000;
+        Set<Integer> sa;
+        Set<Integer> sb;
+        do {
+            Thread.sleep(500);
+            sa = shards(18093);
+            sb = shards(18094);
+        } while ((sa.size() != 4 || sb.size() != 4) && System.currentTimeMillis() < deadline);
+        System.out.println("instance a shards " + sa + ", instance b shards " + sb);
+        assertThat(sa).hasSize(4);
+        assertThat(sb).hasSize(4);
+        assertThat(sa).doesNotContainAnyElementsOf(sb);
+        Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 120_000);
+        for (HistoryRun.Drift d : drift.values()) {
+            assertThat(d.clean()).as("seed %d: %s", seed, d).isTrue();
+        }
+        // one instance dies: the other takes its shards over
+        a.destroyForcibly();
+        a.waitFor();
+        deadline = System.currentTimeMillis() + 60_000;
+        do {
+            Thread.sleep(500);
+            sb = shards(18094);
+        } while (sb.size() != 8 && System.currentTimeMillis() < deadline);
+        assertThat(sb).as("the survivor takes over all shards").hasSize(8);
+        List<Row> leases = session.execute("SELECT shard, owner FROM gsi.leases").all();
+        assertThat(leases.stream().map(r -> r.getString("owner")).distinct()).hasSize(1);
+    }
+}

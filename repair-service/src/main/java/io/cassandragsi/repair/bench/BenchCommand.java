@@ -1,0 +1,24 @@
+package io.cassandragsi.repair.bench;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code gsi bench ...}: benchmarks on a local node that the command starts itself (DESIGN.md
+ * section 6: performance is measured by a benchmark, never by a timed test). Add subcommands to
+ * {@code subcommands}.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = "Benchmarks against a local Cassandra 5.0 node started for the purpose.",
+        subcommands = {BenchWriteCommand.class})
+public final class BenchCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: bench write [--quick]");
+    }
+}

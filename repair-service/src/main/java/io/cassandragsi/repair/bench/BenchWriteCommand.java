@@ -1,0 +1,366 @@
+package io.cassandragsi.repair.bench;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+import io.cassandragsi.conf.LocalCluster;
+import io.cassandragsi.repair.cli.CommandFailedException;
+import io.cassandragsi.repair.cli.GsiCommand;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code gsi bench write}: indexed write throughput relative to an unindexed table, on one local
+ * node the command starts itself, in one run on the same data (DESIGN.md section 6).
+ *
+ * <p>Each variant gets its own keyspace, created fresh. A warm-up round writes every variant once,
+ * then the measured rounds interleave the variants (A, B, C, ..., then again), each phase writing
+ * the same generated sequence for a fixed time. After every phase the variant's tables, the work
+ * queue and the batchlog are flushed and the command waits for compactions to finish, so every
+ * phase starts with empty memtables and no compaction running; the node's CPU during that flush
+ * and wait is reported separately ({@code +flush}).
+ */
+@Command(name = "write", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {
+            "Measure indexed write throughput on one local Cassandra 5.0 node that this command starts (and stops):"
+                    + " unindexed, gsi-1, gsi-3 (our trigger, work-queue marker included), mv, mv-3, sai, logged-batch;"
+                    + " same data, same run, interleaved rounds. Prints writes/s, the ratio to unindexed (paired by round)"
+                    + " and node CPU per write, and writes target/bench/write.json.",
+            "Takes about 20 minutes (warm-up 15 s + 3 rounds of 45 s per variant); --quick about 5 minutes"
+                    + " (warm-up 5 s + 2 rounds of 10 s). Other load on the machine shows in the results: the"
+                    + " progress lines report it as 'other load'."})
+public final class BenchWriteCommand implements Callable<Integer> {
+    static final int DEFAULT_PHASE_SECONDS = 45;
+    static final int DEFAULT_ROUNDS = 3;
+    static final int DEFAULT_WARMUP_SECONDS = 15;
+    static final int DEFAULT_SETTLE_SECONDS = 60;
+    static final int QUICK_PHASE_SECONDS = 10;
+    static final int QUICK_ROUNDS = 2;
+    static final int QUICK_WARMUP_SECONDS = 5;
+    static final int QUICK_SETTLE_SECONDS = 20;
+    static final String TRIGGER_JAR = "trigger/target/cassandra-gsi-trigger.jar";
+    private static final Duration DRAIN = Duration.ofSeconds(30);
+    private static final Duration DDL_TIMEOUT = Duration.ofSeconds(60);
+
+    @Option(names = "--quick", description = "Short run: warm-up 5 s, 2 rounds of 10 s phases, compaction wait at most 20 s.")
+    boolean quick;
+
+    @Option(names = "--phase-seconds", paramLabel = "S",
+            description = "Length of each measured phase (default: " + DEFAULT_PHASE_SECONDS + ", --quick: " + QUICK_PHASE_SECONDS + ").")
+    Integer phaseSeconds;
+
+    @Option(names = "--rounds", paramLabel = "N",
+            description = "Measured rounds over all variants (default: " + DEFAULT_ROUNDS + ", --quick: " + QUICK_ROUNDS + ").")
+    Integer rounds;
+
+    @Option(names = "--warmup-seconds", paramLabel = "S",
+            description = "Length of each phase of the warm-up round; 0 skips it (default: " + DEFAULT_WARMUP_SECONDS
+                    + ", --quick: " + QUICK_WARMUP_SECONDS + ").")
+    Integer warmupSeconds;
+
+    @Option(names = "--variants", paramLabel = "LIST",
+            description = "Comma-separated variants in the order of a round (default: unindexed,gsi-1,gsi-3,mv,mv-3,sai,logged-batch;"
+                    + " also: trigger-only, the trigger installed on a table without index tables).")
+    String variants;
+
+    @Option(names = "--settle-seconds", paramLabel = "S",
+            description = "Longest wait for compactions after each phase's flush (default: " + DEFAULT_SETTLE_SECONDS
+                    + ", --quick: " + QUICK_SETTLE_SECONDS + ").")
+    Integer settleSeconds;
+
+    @Option(names = "--in-flight", paramLabel = "N", defaultValue = "128",
+            description = "Writes in flight (default: ${DEFAULT-VALUE}).")
+    int inFlight;
+
+    @Option(names = "--keys", paramLabel = "N", defaultValue = "20000",
+            description = "Distinct partition keys (default: ${DEFAULT-VALUE}).")
+    int keys;
+
+    @Option(names = "--indexed-values", paramLabel = "N", defaultValue = "1000",
+            description = "Distinct values of each indexed column (default: ${DEFAULT-VALUE}).")
+    int indexedValues;
+
+    @Option(names = "--value-bytes", paramLabel = "N", defaultValue = "200",
+            description = "Size of the value column (default: ${DEFAULT-VALUE}).")
+    int valueBytes;
+
+    @Option(names = "--seed", paramLabel = "N", defaultValue = "20250101",
+            description = "Seed of the generated writes (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--address", paramLabel = "IP", defaultValue = "127.0.0.1",
+            description = "Address of the node; must be free (default: ${DEFAULT-VALUE}).")
+    String address;
+
+    @Option(names = "--jmx-port", paramLabel = "PORT", defaultValue = "7199",
+            description = "JMX port of the node on 127.0.0.1; must be free (default: ${DEFAULT-VALUE}).")
+    int jmxPort;
+
+    @Option(names = "--heap", paramLabel = "SIZE", defaultValue = "1G",
+            description = "Heap of the node (default: ${DEFAULT-VALUE}).")
+    String heap;
+
+    @Option(names = "--work", paramLabel = "DIR",
+            description = "Directory of the node's data and logs; its node0/ is wiped at start (default: target/bench/node"
+                    + " in the repository).")
+    Path work;
+
+    @Option(names = "--out", paramLabel = "FILE",
+            description = "Where to write the results (default: target/bench/write.json in the repository).")
+    Path out;
+
+    @Spec
+    CommandSpec spec;
+
+    /** The settings of one run, after --quick and the explicit options are combined. */
+    record Settings(List<Variant> variants, int rounds, int phaseSeconds, int warmupSeconds, int settleSeconds) {
+        /** A rough estimate of the run's length, for the first line printed. */
+        Duration estimate() {
+            long perPhaseOverhead = 6; // flush, compaction wait, JMX
+            long phases = (long) variants.size() * (rounds + (warmupSeconds > 0 ? 1 : 0));
+            long seconds = 45 + (long) variants.size() * ((long) rounds * phaseSeconds + warmupSeconds) + phases * perPhaseOverhead;
+            return Duration.ofSeconds(seconds);
+        }
+    }
+
+    Settings settings() {
+        List<Variant> list;
+        try {
+            list = variants == null ? Variant.defaults() : Variant.parseList(variants);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--variants: " + e.getMessage());
+        }
+        Settings s = new Settings(list,
+                orDefault(rounds, quick ? QUICK_ROUNDS : DEFAULT_ROUNDS),
+                orDefault(phaseSeconds, quick ? QUICK_PHASE_SECONDS : DEFAULT_PHASE_SECONDS),
+                orDefault(warmupSeconds, quick ? QUICK_WARMUP_SECONDS : DEFAULT_WARMUP_SECONDS),
+                orDefault(settleSeconds, quick ? QUICK_SETTLE_SECONDS : DEFAULT_SETTLE_SECONDS));
+        positive("--rounds", s.rounds());
+        positive("--phase-seconds", s.phaseSeconds());
+        positive("--in-flight", inFlight);
+        positive("--keys", keys);
+        positive("--indexed-values", indexedValues);
+        positive("--value-bytes", valueBytes);
+        if (s.warmupSeconds() < 0 || s.settleSeconds() < 0) {
+            throw new ParameterException(spec.commandLine(), "--warmup-seconds and --settle-seconds cannot be negative");
+        }
+        return s;
+    }
+
+    private static int orDefault(Integer value, int fallback) {
+        return value == null ? fallback : value;
+    }
+
+    private void positive(String option, int value) {
+        if (value < 1) {
+            throw new ParameterException(spec.commandLine(), option + " must be at least 1, got " + value);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Settings settings = settings();
+        PrintWriter pw = spec.commandLine().getOut();
+        Path home = home();
+        Path triggerJar = home.resolve(TRIGGER_JAR);
+        if (!Files.isRegularFile(triggerJar)) {
+            throw new CommandFailedException("trigger jar not found: " + triggerJar + " (build it with `mvn -DskipTests install`"
+                    + " in " + home + "; ./gsi does that when sources change)");
+        }
+        Path workDir = (work == null ? home.resolve("target/bench/node") : work).toAbsolutePath().normalize();
+        Path outFile = (out == null ? home.resolve("target/bench/write.json") : out).toAbsolutePath().normalize();
+        if (!settings.variants().contains(Variant.UNINDEXED)) {
+            pw.println("note: unindexed is not among the variants, so there are no ratios to it");
+        }
+        pw.printf(Locale.ROOT, "bench write: %s; warm-up %d s, %d round(s) of %d s phases; about %d minutes%n",
+                String.join(", ", settings.variants().stream().map(Variant::label).toList()),
+                settings.warmupSeconds(), settings.rounds(), settings.phaseSeconds(),
+                Math.max(1, Math.round(settings.estimate().toSeconds() / 60.0)));
+        pw.println("starting a Cassandra node on " + address + " (JMX 127.0.0.1:" + jmxPort + ", heap " + heap + ") in " + workDir + "...");
+        pw.flush();
+
+        Files.createDirectories(workDir);
+        LocalCluster cluster = LocalCluster.builder()
+                .nodes(1)
+                .workDir(workDir)
+                .firstAddress(address)
+                .jmxPortBase(jmxPort)
+                .heap(heap)
+                .clusterName("gsi-bench")
+                .triggerJar(triggerJar)
+                .build();
+        try (cluster) {
+            cluster.start();
+            try (CqlSession session = openSession(cluster);
+                    NodeProbe probe = NodeProbe.attach("node0", cluster.address(0).getHostAddress(), cluster.nodeDir(0), cluster.jmxPort(0))) {
+                String release = Optional.ofNullable(session.execute("SELECT release_version FROM system.local").one())
+                        .map(r -> r.getString(0)).orElse("?");
+                pw.println("node up: Cassandra " + release + ", pid " + probe.pid() + "; creating "
+                        + settings.variants().size() + " keyspaces...");
+                pw.flush();
+                createSchema(session, settings.variants());
+                Instant startedAt = Instant.now();
+                List<PhaseResult> phases = run(session, cluster, probe, settings, pw);
+                Map<String, Object> config = config(settings, release, startedAt, Instant.now(), workDir);
+                WriteReport report = WriteReport.of(settings.variants(), phases, config);
+                pw.println();
+                pw.print(report.table());
+                Files.createDirectories(outFile.getParent());
+                Files.writeString(outFile, report.jsonText(), StandardCharsets.UTF_8);
+                pw.println("results: " + outFile);
+                pw.println("stopping the node...");
+                pw.flush();
+            }
+        }
+        return GsiCommand.OK;
+    }
+
+    private CqlSession openSession(LocalCluster cluster) {
+        return CqlSession.builder()
+                .addContactPoint(cluster.contactPoint(0))
+                .withLocalDatacenter(cluster.localDatacenter())
+                .withConfigLoader(DriverConfigLoader.programmaticBuilder()
+                        .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(10))
+                        .withInt(DefaultDriverOption.CONNECTION_MAX_REQUESTS, Math.max(1024, inFlight * 2))
+                        // the client shares the machine with the node: no schema metadata to keep up to date
+                        .withBoolean(DefaultDriverOption.METADATA_SCHEMA_ENABLED, false)
+                        .withBoolean(DefaultDriverOption.REQUEST_LOG_WARNINGS, false)
+                        .build())
+                .build();
+    }
+
+    private static void createSchema(CqlSession session, List<Variant> variants) {
+        for (Variant v : variants) {
+            session.execute(SimpleStatement.newInstance("DROP KEYSPACE IF EXISTS " + v.keyspace()).setTimeout(DDL_TIMEOUT));
+            for (String cql : BenchSchema.statements(v)) {
+                session.execute(SimpleStatement.newInstance(cql).setTimeout(DDL_TIMEOUT));
+            }
+        }
+        if (!session.checkSchemaAgreement()) {
+            throw new CommandFailedException("the node did not agree on the schema after creating the benchmark keyspaces");
+        }
+    }
+
+    private List<PhaseResult> run(CqlSession session, LocalCluster cluster, NodeProbe probe, Settings settings, PrintWriter pw)
+            throws InterruptedException {
+        WriteLoad load = new WriteLoad(session, inFlight);
+        Map<Variant, WriteLoad.Writer> writers = new EnumMap<>(Variant.class);
+        for (Variant v : settings.variants()) {
+            writers.put(v, load.writer(v));
+        }
+        List<PhaseResult> results = new ArrayList<>();
+        int firstRound = settings.warmupSeconds() > 0 ? 0 : 1;
+        for (int round = firstRound; round <= settings.rounds(); round++) {
+            int seconds = round == 0 ? settings.warmupSeconds() : settings.phaseSeconds();
+            // round 0 (warm-up) and round 1 share a sequence: warm-up is not measured
+            WriteSequence sequence = new WriteSequence(seed + Math.max(round, 1), keys, indexedValues, valueBytes);
+            for (Variant v : settings.variants()) {
+                PhaseResult r = phase(load, writers.get(v), v, round, sequence, seconds, settings, probe);
+                results.add(r);
+                pw.println(WriteReport.progressLine(r, settings.rounds()));
+                pw.flush();
+                if (!cluster.isRunning(0)) {
+                    throw new CommandFailedException("the node exited during the benchmark; see its log " + cluster.nodeLog(0));
+                }
+                if (r.writes() == 0) {
+                    throw new CommandFailedException("no write of " + v.label() + " succeeded in " + seconds + " s"
+                            + (r.firstError() == null ? "" : "; first error: " + r.firstError()));
+                }
+            }
+        }
+        return results;
+    }
+
+    private PhaseResult phase(WriteLoad load, WriteLoad.Writer writer, Variant v, int round, WriteSequence sequence, int seconds,
+            Settings settings, NodeProbe probe) throws InterruptedException {
+        int cores = Runtime.getRuntime().availableProcessors();
+        long[] cpu = new long[4];
+        List<Optional<long[]>> machine = new ArrayList<>(2);
+        Instant[] times = new Instant[2];
+        WriteLoad.Counts counts = load.run(writer, sequence, Duration.ofSeconds(seconds), DRAIN, new WriteLoad.Window() {
+            @Override
+            public void opened() {
+                times[0] = Instant.now();
+                machine.add(NodeProbe.machineJiffies());
+                cpu[0] = probe.nodeCpuNanos();
+                cpu[2] = NodeProbe.clientCpuNanos();
+            }
+
+            @Override
+            public void closed() {
+                cpu[1] = probe.nodeCpuNanos();
+                cpu[3] = NodeProbe.clientCpuNanos();
+                machine.add(NodeProbe.machineJiffies());
+                times[1] = Instant.now();
+            }
+        });
+        long flushStart = System.nanoTime();
+        long flushCpu0 = probe.nodeCpuNanos();
+        for (String target : BenchSchema.flushTargets(v)) {
+            probe.flush(target);
+        }
+        boolean settled = probe.awaitCompactions(Duration.ofSeconds(settings.settleSeconds()));
+        long flushCpu = probe.nodeCpuNanos() - flushCpu0;
+        double flushSeconds = (System.nanoTime() - flushStart) / 1e9;
+        return new PhaseResult(v, round, times[0], times[1], counts.nanos() / 1e9, counts.writes(), counts.errors(),
+                cpu[1] - cpu[0], flushCpu, flushSeconds, settled, cpu[3] - cpu[2],
+                NodeProbe.busyCores(machine.get(0), machine.get(1), cores), counts.firstError());
+    }
+
+    private Map<String, Object> config(Settings s, String release, Instant started, Instant finished, Path workDir) {
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("variants", s.variants().stream().map(Variant::label).toList());
+        c.put("rounds", s.rounds());
+        c.put("phase_seconds", s.phaseSeconds());
+        c.put("warmup_seconds", s.warmupSeconds());
+        c.put("quick", quick);
+        c.put("keys", keys);
+        c.put("indexed_values", indexedValues);
+        c.put("value_bytes", valueBytes);
+        c.put("in_flight", inFlight);
+        c.put("seed", seed);
+        c.put("order", "interleaved: every round writes each variant once, in the order of 'variants'; warm-up round first");
+        c.put("ratio", "per round: writes/s of the variant over unindexed's in the same round; reported: geometric mean over rounds");
+        c.put("cpu_us_per_write", "CPU time (user+system, /proc/<pid>/stat) of the Cassandra process during the phase over the"
+                + " writes acknowledged in it");
+        c.put("between_phases", "flush (StorageService.forceKeyspaceFlush over JMX) of the variant's keyspace, gsi.queue for the"
+                + " trigger variants and system.batches, then wait until no compaction runs or is pending (at most "
+                + s.settleSeconds() + " s); the node's CPU in that time is flush_cpu_us_per_write");
+        c.put("writes", "every write is a new version: INSERT of (key, tid, a, b, c, value) with a fresh timeuuid tid;"
+                + " key, a, b, c and value drawn uniformly from the seeded sequence, the same for every variant of a round");
+        c.put("nodes", 1);
+        c.put("address", address);
+        c.put("heap", heap);
+        c.put("cassandra", release);
+        c.put("replication", BenchSchema.REPLICATION);
+        c.put("cores", Runtime.getRuntime().availableProcessors());
+        c.put("client", "the load generator runs on the same machine as the node (DataStax Java driver 4, async)");
+        c.put("work_dir", workDir.toString());
+        c.put("started", started.toString());
+        c.put("finished", finished.toString());
+        return c;
+    }
+
+    private static Path home() {
+        String home = System.getProperty("gsi.home");
+        return Path.of(home == null ? "." : home).toAbsolutePath().normalize();
+    }
+}
