@@ -44,7 +44,7 @@ class ServiceProcessIT {
         assertThat(jar).as("gsi.jar is built in the package phase").exists();
         Path dir = Files.createDirectories(Path.of("target/serve"));
         Path config = dir.resolve(name + ".yaml");
-        var cp = SharedCluster.cluster().contactPoint(0);
+        var cp = SharedCluster.contactPoint();
         Files.writeString(config, "cassandra:\n  contact_points: [\"" + cp.getAddress().getHostAddress() + ":" + cp.getPort() + "\"]\n"
                 + "http:\n  port: " + httpPort + "\n");
         Path log = dir.resolve(name + ".log");

@@ -14,17 +14,25 @@ import java.time.Duration;
 /**
  * One real Cassandra 5.0.6 node for the whole suite (STYLE.md item 6), started from the Maven
  * jars with the trigger jar installed, and a keyspace per test class. Set
- * {@code -Dgsi.it.contact-point=host:port} to run against an existing cluster instead (its nodes
- * need the trigger jar in their triggers directory).
+ * {@code -Dgsi.it.contact-point=host:port} (and {@code -Dgsi.it.datacenter}, default datacenter1)
+ * to run against an existing cluster instead, for example one made with CCM: its nodes need the
+ * trigger jar in their triggers directory, and the tests create keyspaces with replication factor 1
+ * unless {@code -Dgsi.it.replication} says otherwise.
  */
 public final class SharedCluster {
-    public static final String REPLICATION = "{'class': 'SimpleStrategy', 'replication_factor': 1}";
+    public static final String REPLICATION = System.getProperty("gsi.it.replication",
+            "{'class': 'SimpleStrategy', 'replication_factor': 1}");
+    private static final String EXISTING = System.getProperty("gsi.it.contact-point", "").trim();
+    private static final String TARGET = System.getProperty("gsi.it.target", "local").trim();
     private static LocalCluster cluster;
     private static CqlSession session;
 
     private SharedCluster() {}
 
     public static synchronized LocalCluster cluster() {
+        if (!TARGET.equals("local") || !EXISTING.isEmpty()) {
+            throw new IllegalStateException("the suite runs against " + (EXISTING.isEmpty() ? TARGET : EXISTING) + ", not a LocalCluster");
+        }
         if (cluster == null) {
             Path jar = Path.of(System.getProperty("gsi.trigger.jar", "../trigger/target/cassandra-gsi-trigger.jar"));
             if (!Files.isRegularFile(jar)) {
@@ -46,18 +54,55 @@ public final class SharedCluster {
         return cluster;
     }
 
+    /** The CQL contact point of the suite's cluster. */
+    public static synchronized java.net.InetSocketAddress contactPoint() {
+        if (TARGET.equals("testcontainers")) {
+            return Containers.contactPoint();
+        }
+        if (!EXISTING.isEmpty()) {
+            int colon = EXISTING.lastIndexOf(':');
+            return colon < 0 ? new java.net.InetSocketAddress(EXISTING, 9042)
+                    : new java.net.InetSocketAddress(EXISTING.substring(0, colon), Integer.parseInt(EXISTING.substring(colon + 1)));
+        }
+        return cluster().contactPoint(0);
+    }
+
     public static synchronized CqlSession session() {
         if (session == null) {
-            LocalCluster c = cluster();
+            String dc = TARGET.equals("testcontainers") ? "datacenter1"
+                    : EXISTING.isEmpty() ? cluster().localDatacenter() : System.getProperty("gsi.it.datacenter", "datacenter1");
             session = CqlSession.builder()
-                    .addContactPoints(c.contactPoints())
-                    .withLocalDatacenter(c.localDatacenter())
+                    .addContactPoint(contactPoint())
+                    .withLocalDatacenter(dc)
                     .withConfigLoader(com.datastax.oss.driver.api.core.config.DriverConfigLoader.programmaticBuilder()
                             .withDuration(com.datastax.oss.driver.api.core.config.DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(10))
                             .build())
                     .build();
         }
         return session;
+    }
+
+    /** Cassandra's Docker image through Testcontainers, with the trigger jar copied in; skipped without Docker. */
+    private static final class Containers {
+        private static org.testcontainers.cassandra.CassandraContainer container;
+
+        static synchronized java.net.InetSocketAddress contactPoint() {
+            if (container == null) {
+                if (!org.testcontainers.DockerClientFactory.instance().isDockerAvailable()) {
+                    String why = "gsi.it.target=testcontainers needs Docker, and there is no Docker engine here: integration tests skipped"
+                            + " (run them on real local nodes with the default -Dgsi.it.target=local)";
+                    System.err.println(why);
+                    org.junit.jupiter.api.Assumptions.abort(why);
+                }
+                container = new org.testcontainers.cassandra.CassandraContainer("cassandra:5.0.6")
+                        .withCopyFileToContainer(org.testcontainers.utility.MountableFile.forHostPath(
+                                System.getProperty("gsi.trigger.jar", "../trigger/target/cassandra-gsi-trigger.jar")),
+                                "/etc/cassandra/triggers/cassandra-gsi-trigger.jar");
+                container.start();
+                Runtime.getRuntime().addShutdownHook(new Thread(container::stop));
+            }
+            return container.getContactPoint();
+        }
     }
 
     /** An example definition moved to its own keyspace, so test classes do not share data. */
