@@ -55,7 +55,23 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
 
     @Override
     public Collection<Mutation> augment(Partition partition) {
-        PartitionUpdate update = (PartitionUpdate) partition;
+        try {
+            return augmentUpdate((PartitionUpdate) partition);
+        } catch (org.apache.cassandra.exceptions.CassandraException e) {
+            throw e; // a real failure to write (the CAS marker timed out, ...): the client retries
+        } catch (RuntimeException | AssertionError | LinkageError e) {
+            // A bug of ours must never fail the write: it goes on unindexed, counted and logged;
+            // ./gsi check finds what is missing.
+            metrics.errors.increment();
+            CompiledTable.logRateLimited("gsi trigger: could not index an update of {}.{}; the write goes on without index"
+                    + " entries or marker (./gsi check --fix repairs it): {}", partition.metadata().keyspace,
+                    partition.metadata().name, e.toString());
+            LOG.debug("gsi trigger error", e);
+            return null;
+        }
+    }
+
+    private Collection<Mutation> augmentUpdate(PartitionUpdate update) {
         TableMetadata base = update.metadata();
         CompiledTable table = compiled(base);
         if (!table.indexes()) {
