@@ -39,6 +39,12 @@ public final class Repairer {
     public final LongAdder markedDeleted = new LongAdder();
     public final LongAdder upserts = new LongAdder();
     public final LongAdder unknownTables = new LongAdder();
+    /** Markers the trigger flagged, by flag: partial updates (rows it could not fully index), conditional writes, deletes. */
+    public final LongAdder partialRows = new LongAdder();
+    public final LongAdder casWrites = new LongAdder();
+    public final LongAdder deletes = new LongAdder();
+    /** Per index ("keyspace.table/index"): entries marked deleted [0] and upserted [1]. */
+    public final java.util.Map<String, LongAdder[]> perIndex = new java.util.concurrent.ConcurrentHashMap<>();
 
     public Repairer(Catalog catalog, ConsistencyLevel read, ConsistencyLevel serial, ConsistencyLevel write) {
         this.catalog = catalog;
@@ -48,6 +54,23 @@ public final class Repairer {
     }
 
     public Outcome repair(MarkerGroup g) {
+        Outcome outcome = repairGroup(g);
+        if (outcome == Outcome.DONE) {
+            int f = g.flags();
+            if ((f & io.cassandragsi.schema.QueueLayout.FLAG_PARTIAL) != 0) {
+                partialRows.increment();
+            }
+            if ((f & io.cassandragsi.schema.QueueLayout.FLAG_CAS) != 0) {
+                casWrites.increment();
+            }
+            if ((f & io.cassandragsi.schema.QueueLayout.FLAG_DELETE) != 0) {
+                deletes.increment();
+            }
+        }
+        return outcome;
+    }
+
+    private Outcome repairGroup(MarkerGroup g) {
         Catalog.Indexed table = catalog.table(g.keyspace(), g.table());
         if (table == null) {
             unknownTables.increment();
@@ -91,10 +114,14 @@ public final class Repairer {
             IndexTable target = table.indexTables.get(w.index());
             inFlight.acquireUninterruptibly();
             pending.add(target.apply(w, write).toCompletableFuture().whenComplete((r, e) -> inFlight.release()));
+            LongAdder[] counters = perIndex.computeIfAbsent(
+                    table.definition.qualifiedName() + "/" + w.index().index().name(), k -> new LongAdder[] {new LongAdder(), new LongAdder()});
             if (w instanceof TablePlan.MarkDeleted) {
                 markedDeleted.increment();
+                counters[0].increment();
             } else {
                 upserts.increment();
+                counters[1].increment();
             }
         }
         CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])).join();

@@ -27,7 +27,7 @@ public final class GsiServer implements AutoCloseable {
         bindMetrics();
         service.start();
         this.http = new HttpApi(config.http().bind(), config.http().port(), config.http().token(), reader, service::status,
-                registry::scrape, admin);
+                this::scrape, admin);
     }
 
     /**
@@ -62,6 +62,9 @@ public final class GsiServer implements AutoCloseable {
         counter("gsi_diffs", "sibling diffs applied", r.diffs);
         counter("gsi_entries_marked_deleted", "index entries marked _deleted", r.markedDeleted);
         counter("gsi_entries_upserted", "index entries (re)written by the repair service", r.upserts);
+        counter("gsi_rows_partial", "rows the trigger could not fully index (partial updates), completed by the service", r.partialRows);
+        counter("gsi_cas_writes", "conditional writes indexed by the service", r.casWrites);
+        counter("gsi_deletes", "deletes and TTL writes re-diffed by the service", r.deletes);
         counter("gsi_reads", "index reads", reader.reads);
         counter("gsi_read_base_checks", "base-table checks made by reads", reader.baseChecks);
         counter("gsi_read_false_positives", "index entries a base check denied", reader.falsePositives);
@@ -70,6 +73,21 @@ public final class GsiServer implements AutoCloseable {
                 .description("age of the oldest marker read and not finished").register(registry);
         Gauge.builder("gsi_pending_retries", service.consumer(), c -> c.pending())
                 .description("marker groups waiting for a retry").register(registry);
+    }
+
+    private final java.util.Set<String> indexCounters = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** Prometheus text; per-index counters are registered as indexes first see work. */
+    private String scrape() {
+        service.repairer().perIndex.forEach((name, counters) -> {
+            if (indexCounters.add(name)) {
+                FunctionCounter.builder("gsi_index_entries_marked_deleted", counters[0], LongAdder::sum).tag("index", name)
+                        .description("index entries marked _deleted, per index").register(registry);
+                FunctionCounter.builder("gsi_index_entries_upserted", counters[1], LongAdder::sum).tag("index", name)
+                        .description("index entries (re)written by the repair service, per index").register(registry);
+            }
+        });
+        return registry.scrape();
     }
 
     public RepairService service() {

@@ -91,6 +91,12 @@ public final class RepairService implements AutoCloseable {
         s.put("diffs", repairer.diffs.sum());
         s.put("entries_marked_deleted", repairer.markedDeleted.sum());
         s.put("entries_upserted", repairer.upserts.sum());
+        s.put("rows_partial", repairer.partialRows.sum());
+        s.put("cas_writes", repairer.casWrites.sum());
+        s.put("deletes", repairer.deletes.sum());
+        Map<String, Object> perIndex = new LinkedHashMap<>();
+        repairer.perIndex.forEach((name, c) -> perIndex.put(name, Map.of("marked_deleted", c[0].sum(), "upserted", c[1].sum())));
+        s.put("indexes", perIndex);
         s.put("tables", catalog.tables().keySet());
         s.put("definition_problems", catalog.problems());
         return s;
