@@ -197,7 +197,8 @@ public final class IndexReader implements AutoCloseable {
             state = p.pagingState();
             skip = p.offset();
         }
-        int pageSize = Math.min(MAX_LIMIT, Math.max(50, limit * 2));
+        // a little more than the limit: entries that no longer match are skipped, more pages follow if needed
+        int pageSize = Math.min(MAX_LIMIT, limit + Math.max(10, limit / 4));
         List<Map<String, Object>> items = new ArrayList<>();
         while (true) {
             BoundStatementBuilder stmt = new BoundStatementBuilder(b.build()).setPageSize(pageSize).setConsistencyLevel(cl);
@@ -213,7 +214,8 @@ public final class IndexReader implements AutoCloseable {
             ByteBuffer nextState = rs.getExecutionInfo().getPagingState();
             int i = skip;
             while (i < rows.size() && items.size() < limit) {
-                int window = Math.min(rows.size() - i, Math.max(8, (limit - items.size()) * 2));
+                // decide as many candidates as items are still missing (checked concurrently), then the rest
+                int window = Math.min(rows.size() - i, limit - items.size());
                 List<Map<String, Object>> decided = decide(table, plan, rows.subList(i, i + window), q, query.consistent());
                 int j = 0;
                 for (; j < window && items.size() < limit; j++) {

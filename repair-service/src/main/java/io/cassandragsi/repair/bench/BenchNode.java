@@ -1,0 +1,63 @@
+package io.cassandragsi.repair.bench;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+import io.cassandragsi.conf.LocalCluster;
+import io.cassandragsi.repair.cli.CommandFailedException;
+import io.cassandragsi.schema.CqlGenerator;
+import io.cassandragsi.schema.TableDef;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** One local node with the trigger for the read and repair benchmarks, and a session on it. */
+final class BenchNode implements AutoCloseable {
+    static final String REPLICATION = "{'class': 'SimpleStrategy', 'replication_factor': 1}";
+    final LocalCluster cluster;
+    final CqlSession session;
+
+    private BenchNode(LocalCluster cluster, CqlSession session) {
+        this.cluster = cluster;
+        this.session = session;
+    }
+
+    static BenchNode start(Path workDir, String address, int jmxPort) {
+        Path home = Path.of(System.getProperty("gsi.home", ".")).toAbsolutePath().normalize();
+        Path jar = home.resolve(BenchWriteCommand.TRIGGER_JAR);
+        if (!Files.isRegularFile(jar)) {
+            throw new CommandFailedException("trigger jar " + jar + " is missing: build with ./gsi or mvn -DskipTests install");
+        }
+        LocalCluster cluster = LocalCluster.builder().nodes(1).workDir(workDir).firstAddress(address).jmxPortBase(jmxPort)
+                .triggerJar(jar).build();
+        cluster.start();
+        CqlSession session = CqlSession.builder().addContactPoints(cluster.contactPoints()).withLocalDatacenter(cluster.localDatacenter())
+                .withConfigLoader(DriverConfigLoader.programmaticBuilder()
+                        .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(20))
+                        .withInt(DefaultDriverOption.CONNECTION_POOL_LOCAL_SIZE, 2)
+                        .build())
+                .build();
+        return new BenchNode(cluster, session);
+    }
+
+    void ddl(String cql) {
+        session.execute(SimpleStatement.newInstance(cql).setTimeout(Duration.ofSeconds(60)));
+    }
+
+    void apply(TableDef def) {
+        for (CqlGenerator.Statement s : CqlGenerator.all(def, "gsi", REPLICATION)) {
+            ddl(s.cql());
+        }
+        session.checkSchemaAgreement();
+    }
+
+    @Override
+    public void close() {
+        try {
+            session.close();
+        } finally {
+            cluster.close();
+        }
+    }
+}

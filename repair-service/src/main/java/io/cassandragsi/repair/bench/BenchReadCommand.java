@@ -1,0 +1,230 @@
+package io.cassandragsi.repair.bench;
+
+import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.uuid.Uuids;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cassandragsi.repair.cli.GsiCommand;
+import io.cassandragsi.repair.config.GsiConfig;
+import io.cassandragsi.repair.config.HttpConfig;
+import io.cassandragsi.repair.read.IndexReader;
+import io.cassandragsi.repair.service.GsiServer;
+import io.cassandragsi.schema.Definitions;
+import io.cassandragsi.schema.TableDef;
+import java.io.PrintWriter;
+import java.math.BigInteger;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Semaphore;
+import java.util.function.Supplier;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code gsi bench read}: index read latency, one local node, same data, same run: our eventual
+ * and consistent reads through HTTP and through the Java API, next to the same question asked of a
+ * materialized view and of SAI through CQL. Sequential requests (latency, not throughput),
+ * interleaved in blocks so that every query type sees the same machine.
+ */
+@Command(name = "read", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Measure index read latency (p50/p99) on one local Cassandra 5.0 node that this command starts: gsi eventual and"
+                + " consistent reads over HTTP and through the Java API, a materialized view and SAI through CQL; LIMIT 10 and 100,"
+                + " a value with few matches and one with many. Writes target/bench/read.json.",
+                "Takes about 6 minutes; --quick about 2."})
+public final class BenchReadCommand implements Callable<Integer> {
+    static final int KEYS = 20_000;
+    static final int HOT_MATCHES = 1_400;
+    static final int RARE_MATCHES = 5;
+    static final long HOT = 1;
+    static final long RARE = 2;
+
+    @Option(names = "--quick", description = "200 measured requests per query instead of 1000.")
+    boolean quick;
+
+    @Option(names = "--requests", paramLabel = "N", description = "Measured requests per query (default 1000, --quick 200).")
+    Integer requests;
+
+    @Option(names = "--address", paramLabel = "IP", defaultValue = "127.0.0.1", description = "Address of the node (default: ${DEFAULT-VALUE}).")
+    String address;
+
+    @Option(names = "--jmx-port", paramLabel = "PORT", defaultValue = "7199", description = "JMX port of the node (default: ${DEFAULT-VALUE}).")
+    int jmxPort;
+
+    @Option(names = "--work", paramLabel = "DIR", description = "Node directory (default: target/bench/read-node, wiped).")
+    Path work;
+
+    @Spec
+    CommandSpec spec;
+
+    /** One query type: its name and how to run one request. */
+    record Query(String name, Supplier<CompletionStage<?>> sync) {}
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        int n = requests != null ? requests : quick ? 200 : 1000;
+        Path home = Path.of(System.getProperty("gsi.home", ".")).toAbsolutePath().normalize();
+        Path workDir = (work == null ? home.resolve("target/bench/read-node") : work).toAbsolutePath().normalize();
+        out.println("starting a node in " + workDir + "...");
+        out.flush();
+        try (BenchNode node = BenchNode.start(workDir, address, jmxPort)) {
+            TableDef def = Definitions.parse("""
+                    {"keyspace": "bench_read", "table": "revisions",
+                     "attributes": {"key": "string", "tid": "timeuuid", "length": "varint", "value": "string"},
+                     "index": [{"type": "hash", "attribute": "key"}, {"type": "range", "order": "desc", "attribute": "tid"}],
+                     "secondaryIndexes": {"by_length": [{"type": "hash", "attribute": "length"}, {"type": "proj", "attribute": "value"}]}}
+                    """, "bench_read");
+            node.apply(def);
+            node.ddl("CREATE MATERIALIZED VIEW IF NOT EXISTS bench_read.mv_by_length AS SELECT key, tid, length, value"
+                    + " FROM bench_read.revisions WHERE length IS NOT NULL AND key IS NOT NULL AND tid IS NOT NULL"
+                    + " PRIMARY KEY ((length), key, tid)");
+            node.ddl("CREATE INDEX IF NOT EXISTS revisions_length_sai ON bench_read.revisions (length) USING 'sai'");
+            node.session.checkSchemaAgreement();
+            GsiConfig d = GsiConfig.defaults();
+            GsiConfig config = new GsiConfig(d.cassandra(), d.consistency(), d.queue(), new HttpConfig("127.0.0.1", 0, null, false));
+            try (GsiServer server = new GsiServer(node.session, config, null)) {
+                load(node, out);
+                awaitDrained(server);
+                List<Map<String, Object>> results = measure(node, server, n, out);
+                write(home, results, n);
+                out.println("wrote target/bench/read.json");
+            }
+        }
+        return GsiCommand.OK;
+    }
+
+    private static void load(BenchNode node, PrintWriter out) throws InterruptedException {
+        PreparedStatement insert = node.session.prepare("INSERT INTO bench_read.revisions (key, tid, length, value) VALUES (?, ?, ?, ?)");
+        Random rnd = new Random(42);
+        Semaphore inFlight = new Semaphore(128);
+        String value = "x".repeat(200);
+        long t0 = System.nanoTime();
+        for (int k = 0; k < KEYS; k++) {
+            long length = k < HOT_MATCHES ? HOT : k < HOT_MATCHES + RARE_MATCHES ? RARE : 10 + rnd.nextInt(1000);
+            inFlight.acquire();
+            node.session.executeAsync(insert.bind("key-" + k, Uuids.timeBased(), BigInteger.valueOf(length), value))
+                    .whenComplete((r, e) -> inFlight.release());
+        }
+        inFlight.acquire(128);
+        out.printf(Locale.ROOT, "loaded %d rows (%d with length %d, %d with length %d) in %.1f s%n", KEYS, HOT_MATCHES, HOT,
+                RARE_MATCHES, RARE, (System.nanoTime() - t0) / 1e9);
+        out.flush();
+    }
+
+    private static void awaitDrained(GsiServer server) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 120_000;
+        int quiet = 0;
+        long last = -1;
+        while (System.currentTimeMillis() < deadline && quiet < 6) {
+            long done = server.service().consumer().metrics.markersDone.sum();
+            quiet = done == last && server.service().consumer().lagMillis() == 0 ? quiet + 1 : 0;
+            last = done;
+            Thread.sleep(500);
+        }
+    }
+
+    private List<Map<String, Object>> measure(BenchNode node, GsiServer server, int n, PrintWriter out) throws Exception {
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        String base = "http://127.0.0.1:" + server.httpPort() + "/v1/bench_read/revisions//by_length/";
+        PreparedStatement mv = node.session.prepare("SELECT key, tid, length, value FROM bench_read.mv_by_length WHERE length = ? LIMIT ?");
+        PreparedStatement sai = node.session.prepare("SELECT key, tid, length, value FROM bench_read.revisions WHERE length = ? LIMIT ?");
+        IndexReader reader = server.reader();
+        List<Query> queries = new ArrayList<>();
+        for (int limit : new int[] {10, 100}) {
+            for (long v : new long[] {HOT, RARE}) {
+                String tag = " limit=" + limit + " " + (v == HOT ? "many(" + HOT_MATCHES + ")" : "few(" + RARE_MATCHES + ")");
+                String url = base + v + "?limit=" + limit;
+                queries.add(new Query("gsi-http-eventual" + tag, () -> http.sendAsync(
+                        HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())));
+                queries.add(new Query("gsi-http-consistent" + tag, () -> http.sendAsync(
+                        HttpRequest.newBuilder(URI.create(url + "&consistent=true")).build(), HttpResponse.BodyHandlers.ofString())));
+                IndexReader.Query q = IndexReader.Query.of("bench_read", "revisions", "by_length", String.valueOf(v)).withLimit(limit);
+                queries.add(new Query("gsi-java-eventual" + tag, () -> java.util.concurrent.CompletableFuture.completedFuture(reader.read(q))));
+                queries.add(new Query("gsi-java-consistent" + tag,
+                        () -> java.util.concurrent.CompletableFuture.completedFuture(reader.read(q.withConsistent(true)))));
+                int lim = limit;
+                BigInteger value = BigInteger.valueOf(v);
+                queries.add(new Query("mv-cql" + tag, () -> drain(node.session.executeAsync(mv.bind(value, lim)))));
+                queries.add(new Query("sai-cql" + tag, () -> drain(node.session.executeAsync(sai.bind(value, lim)))));
+            }
+        }
+        Map<String, Latencies> lat = new LinkedHashMap<>();
+        for (Query q : queries) {
+            lat.put(q.name(), new Latencies());
+        }
+        int block = 25;
+        int warmup = Math.max(50, n / 5);
+        out.println("measuring " + queries.size() + " queries x " + n + " requests (after " + warmup + " warm-up requests each)...");
+        out.flush();
+        for (int done = -warmup; done < n; done += block) {
+            for (Query q : queries) {
+                for (int i = 0; i < block; i++) {
+                    long t0 = System.nanoTime();
+                    q.sync().get().toCompletableFuture().get();
+                    long t = System.nanoTime() - t0;
+                    if (done >= 0) {
+                        lat.get(q.name()).add(t);
+                    }
+                }
+            }
+        }
+        List<Map<String, Object>> results = new ArrayList<>();
+        out.printf(Locale.ROOT, "%-48s %9s %9s%n", "query", "p50 ms", "p99 ms");
+        for (Map.Entry<String, Latencies> e : lat.entrySet()) {
+            double p50 = e.getValue().percentileMillis(50);
+            double p99 = e.getValue().percentileMillis(99);
+            out.printf(Locale.ROOT, "%-48s %9.3f %9.3f%n", e.getKey(), p50, p99);
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("name", e.getKey());
+            r.put("p50_ms", Math.round(p50 * 1000) / 1000.0);
+            r.put("p99_ms", Math.round(p99 * 1000) / 1000.0);
+            r.put("requests", e.getValue().size());
+            results.add(r);
+        }
+        out.flush();
+        return results;
+    }
+
+    /** Reads every row of every page, as a client would. */
+    private static CompletionStage<Integer> drain(CompletionStage<AsyncResultSet> first) {
+        return first.thenCompose(rs -> {
+            int count = 0;
+            for (var ignored : rs.currentPage()) {
+                count++;
+            }
+            int c = count;
+            return rs.hasMorePages() ? drain(rs.fetchNextPage()).thenApply(x -> x + c) : java.util.concurrent.CompletableFuture.completedFuture(c);
+        });
+    }
+
+    private static void write(Path home, List<Map<String, Object>> results, int n) throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode root = json.createObjectNode();
+        ArrayNode arr = root.putArray("queries");
+        for (Map<String, Object> r : results) {
+            arr.add(json.valueToTree(r));
+        }
+        ObjectNode cfg = root.putObject("config");
+        cfg.put("keys", KEYS).put("many_matches", HOT_MATCHES).put("few_matches", RARE_MATCHES).put("requests_per_query", n)
+                .put("value_bytes", 200).put("nodes", 1);
+        Path file = home.resolve("target/bench/read.json");
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, json.writerWithDefaultPrettyPrinter().writeValueAsString(root));
+    }
+}
