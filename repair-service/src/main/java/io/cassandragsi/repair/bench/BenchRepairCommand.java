@@ -1,0 +1,229 @@
+package io.cassandragsi.repair.bench;
+
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.uuid.Uuids;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cassandragsi.repair.cli.GsiCommand;
+import io.cassandragsi.repair.config.GsiConfig;
+import io.cassandragsi.repair.config.HttpConfig;
+import io.cassandragsi.repair.jobs.Jobs;
+import io.cassandragsi.repair.jobs.ProgressListener;
+import io.cassandragsi.repair.jobs.RebuildOptions;
+import io.cassandragsi.repair.jobs.RebuildResult;
+import io.cassandragsi.repair.service.GsiServer;
+import io.cassandragsi.schema.Definitions;
+import io.cassandragsi.schema.TableDef;
+import java.io.PrintWriter;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code gsi bench repair}: how far behind the writes the repair service runs, and how fast a
+ * rebuild goes, on one local node in one run.
+ *
+ * <p>Lag: first the maximum indexed write rate (128 in flight), then a sustained load at half of
+ * it where every write moves its key to another indexed value; for one write in 20 the time from
+ * the write's acknowledgement until the old entry's {@code _deleted} is readable (polled every 2
+ * ms) is recorded. Rebuild: rows/s of {@code rebuild} over the table, next to the rate of inserting
+ * the same number of rows into an unindexed table.
+ */
+@Command(name = "repair", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Measure repair lag (base write to _deleted set, p50/p99) under a sustained write load at half the maximum"
+                + " indexed write rate, and rebuild rows/s next to the unindexed insert rate; one local node that this command starts."
+                + " Writes target/bench/repair.json.", "Takes about 4 minutes; --quick about 2."})
+public final class BenchRepairCommand implements Callable<Integer> {
+    static final int KEYS = 20_000;
+
+    @Option(names = "--quick", description = "15 s phases and 60k rows for the rebuild instead of 45 s and 200k.")
+    boolean quick;
+
+    @Option(names = "--address", paramLabel = "IP", defaultValue = "127.0.0.1", description = "Address of the node (default: ${DEFAULT-VALUE}).")
+    String address;
+
+    @Option(names = "--jmx-port", paramLabel = "PORT", defaultValue = "7199", description = "JMX port of the node (default: ${DEFAULT-VALUE}).")
+    int jmxPort;
+
+    @Option(names = "--work", paramLabel = "DIR", description = "Node directory (default: target/bench/repair-node, wiped).")
+    Path work;
+
+    @Spec
+    CommandSpec spec;
+
+    private static final String DEF = """
+            {"keyspace": "%s", "table": "revisions",
+             "attributes": {"key": "string", "tid": "timeuuid", "length": "varint", "value": "string"},
+             "index": [{"type": "hash", "attribute": "key"}, {"type": "range", "order": "desc", "attribute": "tid"}],
+             "secondaryIndexes": {"by_length": [{"type": "hash", "attribute": "length"}, {"type": "proj", "attribute": "value"}]}}
+            """;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        int phase = quick ? 15 : 45;
+        int rebuildRows = quick ? 60_000 : 200_000;
+        Path home = Path.of(System.getProperty("gsi.home", ".")).toAbsolutePath().normalize();
+        Path workDir = (work == null ? home.resolve("target/bench/repair-node") : work).toAbsolutePath().normalize();
+        out.println("starting a node in " + workDir + "...");
+        out.flush();
+        ObjectNode root = new ObjectMapper().createObjectNode();
+        try (BenchNode node = BenchNode.start(workDir, address, jmxPort)) {
+            TableDef lagDef = Definitions.parse(DEF.formatted("bench_lag"), "bench_lag");
+            TableDef rebuildDef = Definitions.parse(DEF.formatted("bench_rebuild"), "bench_rebuild");
+            node.apply(lagDef);
+            node.apply(rebuildDef);
+            node.ddl("CREATE TABLE IF NOT EXISTS bench_rebuild.plain (key text, tid timeuuid, length varint, value text, PRIMARY KEY ((key), tid))");
+            GsiConfig d = GsiConfig.defaults();
+            GsiConfig config = new GsiConfig(d.cassandra(), d.consistency(), d.queue(), new HttpConfig("127.0.0.1", 0, null, false));
+            try (GsiServer server = new GsiServer(node.session, config, null)) {
+                lag(node, phase, out, root);
+                rebuild(node, rebuildRows, out, root);
+            }
+        }
+        root.putObject("config").put("keys", KEYS).put("phase_seconds", phase).put("rebuild_rows", rebuildRows).put("nodes", 1)
+                .put("in_flight", 128).put("sample_every", 20);
+        Path file = home.resolve("target/bench/repair.json");
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+        out.println("wrote target/bench/repair.json");
+        return GsiCommand.OK;
+    }
+
+    private void lag(BenchNode node, int phase, PrintWriter out, ObjectNode root) throws Exception {
+        PreparedStatement insert = node.session.prepare("INSERT INTO bench_lag.revisions (key, tid, length, value) VALUES (?, ?, ?, ?)");
+        PreparedStatement deleted = node.session.prepare(
+                "SELECT \"_deleted\" FROM bench_lag.idx_revisions_by_length_ever WHERE length = ? AND key = ?");
+        long[] lengths = new long[KEYS];
+        String value = "x".repeat(200);
+        // maximum indexed write rate
+        AtomicLong counter = new AtomicLong();
+        Semaphore inFlight = new Semaphore(128);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(phase);
+        long t0 = System.nanoTime();
+        long written = 0;
+        while (System.nanoTime() < end) {
+            int k = (int) (written++ % KEYS);
+            lengths[k] = (lengths[k] + 1) % 1000;
+            inFlight.acquire();
+            node.session.executeAsync(insert.bind("key-" + k, Uuids.timeBased(), BigInteger.valueOf(lengths[k]), value))
+                    .whenComplete((r, e) -> {
+                        inFlight.release();
+                        counter.incrementAndGet();
+                    });
+        }
+        inFlight.acquire(128);
+        inFlight.release(128);
+        double max = counter.get() / ((System.nanoTime() - t0) / 1e9);
+        out.printf(Locale.ROOT, "maximum indexed write rate: %.0f writes/s (128 in flight, %d s)%n", max, phase);
+        out.flush();
+        Thread.sleep(5000); // let the backlog of that phase drain
+
+        // sustained load at half of it, sampling the lag of one write in 20
+        double rate = max / 2;
+        long intervalNanos = (long) (1e9 / rate);
+        Latencies lag = new Latencies();
+        AtomicLong lost = new AtomicLong();
+        ExecutorService pollers = Executors.newFixedThreadPool(16);
+        end = System.nanoTime() + TimeUnit.SECONDS.toNanos(phase);
+        long next = System.nanoTime();
+        long i = 0;
+        while (System.nanoTime() < end) {
+            long wait = next - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            }
+            next += intervalNanos;
+            int k = (int) (i % KEYS);
+            long old = lengths[k];
+            lengths[k] = (lengths[k] + 1) % 1000;
+            UUID tid = Uuids.timeBased();
+            boolean sample = i++ % 20 == 0;
+            inFlight.acquire();
+            node.session.executeAsync(insert.bind("key-" + k, tid, BigInteger.valueOf(lengths[k]), value)).whenComplete((r, e) -> {
+                inFlight.release();
+                if (e == null && sample) {
+                    long acked = System.nanoTime();
+                    pollers.submit(() -> {
+                        long deadline = acked + TimeUnit.SECONDS.toNanos(30);
+                        while (System.nanoTime() < deadline) {
+                            Row row = node.session.execute(deleted.bind(BigInteger.valueOf(old), "key-" + k)).one();
+                            if (row != null && tid.equals(row.getUuid(0))) {
+                                synchronized (lag) {
+                                    lag.add(System.nanoTime() - acked);
+                                }
+                                return;
+                            }
+                            try {
+                                Thread.sleep(2);
+                            } catch (InterruptedException ie) {
+                                return;
+                            }
+                        }
+                        lost.incrementAndGet();
+                    });
+                }
+            });
+        }
+        inFlight.acquire(128);
+        inFlight.release(128);
+        pollers.shutdown();
+        pollers.awaitTermination(60, TimeUnit.SECONDS);
+        double p50;
+        double p99;
+        synchronized (lag) {
+            p50 = lag.percentileMillis(50);
+            p99 = lag.percentileMillis(99);
+        }
+        out.printf(Locale.ROOT, "repair lag at %.0f writes/s (half the maximum): p50 %.1f ms, p99 %.1f ms over %d samples (%d not seen in 30 s)%n",
+                rate, p50, p99, lag.size(), lost.get());
+        out.flush();
+        root.putObject("lag").put("max_writes_per_s", Math.round(max)).put("load_writes_per_s", Math.round(rate))
+                .put("p50_ms", Math.round(p50 * 10) / 10.0).put("p99_ms", Math.round(p99 * 10) / 10.0).put("samples", lag.size())
+                .put("not_seen_within_30s", lost.get());
+    }
+
+    private void rebuild(BenchNode node, int rows, PrintWriter out, ObjectNode root) throws Exception {
+        String value = "x".repeat(200);
+        double plainRate = insert(node, "INSERT INTO bench_rebuild.plain (key, tid, length, value) VALUES (?, ?, ?, ?)", rows, value);
+        out.printf(Locale.ROOT, "unindexed inserts: %d rows at %.0f rows/s%n", rows, plainRate);
+        insert(node, "INSERT INTO bench_rebuild.revisions (key, tid, length, value) VALUES (?, ?, ?, ?)", rows, value);
+        Thread.sleep(5000);
+        node.ddl("TRUNCATE bench_rebuild.idx_revisions_by_length_ever");
+        Jobs jobs = new Jobs(node.session, GsiConfig.defaults());
+        RebuildResult result = jobs.rebuild("bench_rebuild", "revisions", "by_length", RebuildOptions.defaults(), ProgressListener.NONE);
+        out.printf(Locale.ROOT, "rebuild: %d rows in %.1f s, %.0f rows/s = %.2f of the unindexed insert rate (%s)%n", result.rows(),
+                result.elapsed().toMillis() / 1000.0, result.rowsPerSecond(), result.rowsPerSecond() / plainRate, result.state());
+        out.flush();
+        root.putObject("rebuild").put("rows", result.rows()).put("rows_per_s", Math.round(result.rowsPerSecond()))
+                .put("unindexed_insert_rows_per_s", Math.round(plainRate))
+                .put("ratio", Math.round(result.rowsPerSecond() / plainRate * 100) / 100.0);
+    }
+
+    /** Inserts {@code rows} rows, 128 in flight; returns rows/s. */
+    private static double insert(BenchNode node, String cql, int rows, String value) throws InterruptedException {
+        PreparedStatement ps = node.session.prepare(cql);
+        Semaphore inFlight = new Semaphore(128);
+        long t0 = System.nanoTime();
+        for (int i = 0; i < rows; i++) {
+            inFlight.acquire();
+            node.session.executeAsync(ps.bind("key-" + (i % KEYS), Uuids.timeBased(), BigInteger.valueOf(i % 1000), value))
+                    .whenComplete((r, e) -> inFlight.release());
+        }
+        inFlight.acquire(128);
+        return rows / ((System.nanoTime() - t0) / 1e9);
+    }
+}
