@@ -50,7 +50,7 @@ class ReadIT {
         GsiConfig defaults = GsiConfig.defaults();
         GsiConfig config = new GsiConfig(defaults.cassandra(), defaults.consistency(), defaults.queue(),
                 new HttpConfig("127.0.0.1", 0, null, false));
-        server = new GsiServer(session, config, null);
+        server = new GsiServer(session, config);
         run = new HistoryRun(session, def, seed);
         run.write(30, 900, 3);
         Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 90_000);

@@ -98,7 +98,7 @@ public final class BenchReadCommand implements Callable<Integer> {
             node.session.checkSchemaAgreement();
             GsiConfig d = GsiConfig.defaults();
             GsiConfig config = new GsiConfig(d.cassandra(), d.consistency(), d.queue(), new HttpConfig("127.0.0.1", 0, null, false));
-            try (GsiServer server = new GsiServer(node.session, config, null)) {
+            try (GsiServer server = new GsiServer(node.session, config)) {
                 load(node, out);
                 awaitDrained(server);
                 List<Map<String, Object>> results = measure(node, server, n, out);

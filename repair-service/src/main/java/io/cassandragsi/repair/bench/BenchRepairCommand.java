@@ -89,7 +89,7 @@ public final class BenchRepairCommand implements Callable<Integer> {
             node.ddl("CREATE TABLE IF NOT EXISTS bench_rebuild.plain (key text, tid timeuuid, length varint, value text, PRIMARY KEY ((key), tid))");
             GsiConfig d = GsiConfig.defaults();
             GsiConfig config = new GsiConfig(d.cassandra(), d.consistency(), d.queue(), new HttpConfig("127.0.0.1", 0, null, false));
-            try (GsiServer server = new GsiServer(node.session, config, null)) {
+            try (GsiServer server = new GsiServer(node.session, config)) {
                 lag(node, phase, out, root);
                 rebuild(node, rebuildRows, out, root);
             }

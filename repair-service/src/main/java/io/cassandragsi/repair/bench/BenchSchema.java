@@ -84,6 +84,17 @@ final class BenchSchema {
         return out;
     }
 
+    /**
+     * The project keyspace and the work queue with {@code shards} shards (otherwise as {@code gsi
+     * schema apply} makes them), created before the variants so that their {@code IF NOT EXISTS}
+     * keeps it; the trigger reads the settings from the table comment.
+     */
+    static List<String> queueStatements(int shards) {
+        QueueLayout.Settings defaults = QueueLayout.Settings.defaults();
+        QueueLayout.Settings settings = new QueueLayout.Settings(shards, defaults.bucketSeconds(), defaults.ttlSeconds());
+        return List.of(CqlGenerator.createKeyspace(PROJECT_KEYSPACE, REPLICATION), QueueLayout.createTable(PROJECT_KEYSPACE, settings));
+    }
+
     /** A view keyed by {@code attr}: every base primary-key column must be in it, so it has one row per version. */
     static String view(String keyspace, String attr) {
         return "CREATE MATERIALIZED VIEW IF NOT EXISTS " + keyspace + ".mv_" + TABLE + "_by_" + attr + " AS\n"
@@ -91,6 +102,39 @@ final class BenchSchema {
                 + "  WHERE " + attr + " IS NOT NULL AND key IS NOT NULL AND tid IS NOT NULL\n"
                 + "  PRIMARY KEY ((" + attr + "), key, tid)\n"
                 + "  WITH CLUSTERING ORDER BY (key ASC, tid DESC);";
+    }
+
+    /**
+     * A read that must find a row once a write with {@code column}'s value has been acknowledged:
+     * the CQL has one marker, for that value.
+     */
+    record Probe(String cql, String column) {}
+
+    /**
+     * Reads that prove the variant maintains what it claims: the base row, and one read per index
+     * through the index itself (so a trigger that silently does nothing fails the benchmark).
+     */
+    static List<Probe> probes(Variant variant) {
+        String ks = variant.keyspace();
+        List<Probe> out = new ArrayList<>();
+        out.add(new Probe("SELECT tid FROM " + ks + "." + TABLE + " WHERE key = ? LIMIT 1", "key"));
+        switch (variant) {
+            case GSI_1, GSI_3 -> {
+                for (String attr : INDEXED.subList(0, variant == Variant.GSI_1 ? 1 : 3)) {
+                    out.add(new Probe("SELECT \"_tid\" FROM " + ks + "." + io.cassandragsi.schema.Index.tableName(TABLE, "by_" + attr)
+                            + " WHERE " + attr + " = ? LIMIT 1", attr));
+                }
+            }
+            case MV -> out.add(new Probe("SELECT key FROM " + ks + ".mv_" + TABLE + "_by_a WHERE a = ? LIMIT 1", "a"));
+            case MV_3 -> INDEXED.forEach(attr -> out.add(
+                    new Probe("SELECT key FROM " + ks + ".mv_" + TABLE + "_by_" + attr + " WHERE " + attr + " = ? LIMIT 1", attr)));
+            case SAI -> out.add(new Probe("SELECT key FROM " + ks + "." + TABLE + " WHERE a = ? LIMIT 1", "a"));
+            case LOGGED_BATCH -> out.add(new Probe("SELECT tid FROM " + ks + "." + BATCH_INDEX_TABLE + " WHERE a = ? LIMIT 1", "a"));
+            default -> {
+                // UNINDEXED, TRIGGER_ONLY: the base row alone
+            }
+        }
+        return out;
     }
 
     /** The base write, the same for every variant. */

@@ -7,6 +7,7 @@ import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import io.cassandragsi.conf.LocalCluster;
 import io.cassandragsi.repair.cli.CommandFailedException;
 import io.cassandragsi.repair.cli.GsiCommand;
+import io.cassandragsi.schema.QueueLayout;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -44,23 +45,24 @@ import picocli.CommandLine.Spec;
                     + " unindexed, gsi-1, gsi-3 (our trigger, work-queue marker included), mv, mv-3, sai, logged-batch;"
                     + " same data, same run, interleaved rounds. Prints writes/s, the ratio to unindexed (paired by round)"
                     + " and node CPU per write, and writes target/bench/write.json.",
-            "Takes about 20 minutes (warm-up 15 s + 3 rounds of 45 s per variant); --quick about 5 minutes"
-                    + " (warm-up 5 s + 2 rounds of 10 s). Other load on the machine shows in the results: the"
-                    + " progress lines report it as 'other load'."})
+            "Takes about 20 minutes (per variant: warm-up 20 s + 3 rounds of 45 s); --quick about 5 minutes"
+                    + " (warm-up 10 s + 2 rounds of 10 s: fine for a smoke test, noisy as a measurement). Other load on"
+                    + " the machine shows in the results: the progress lines report it as 'other load'."})
 public final class BenchWriteCommand implements Callable<Integer> {
     static final int DEFAULT_PHASE_SECONDS = 45;
     static final int DEFAULT_ROUNDS = 3;
-    static final int DEFAULT_WARMUP_SECONDS = 15;
+    static final int DEFAULT_WARMUP_SECONDS = 20;
     static final int DEFAULT_SETTLE_SECONDS = 60;
     static final int QUICK_PHASE_SECONDS = 10;
     static final int QUICK_ROUNDS = 2;
-    static final int QUICK_WARMUP_SECONDS = 5;
+    static final int QUICK_WARMUP_SECONDS = 10;
     static final int QUICK_SETTLE_SECONDS = 20;
     static final String TRIGGER_JAR = "trigger/target/cassandra-gsi-trigger.jar";
     private static final Duration DRAIN = Duration.ofSeconds(30);
     private static final Duration DDL_TIMEOUT = Duration.ofSeconds(60);
+    private static final int VERIFY_WRITES = 20;
 
-    @Option(names = "--quick", description = "Short run: warm-up 5 s, 2 rounds of 10 s phases, compaction wait at most 20 s.")
+    @Option(names = "--quick", description = "Short run: warm-up 10 s, 2 rounds of 10 s phases, compaction wait at most 20 s.")
     boolean quick;
 
     @Option(names = "--phase-seconds", paramLabel = "S",
@@ -106,6 +108,11 @@ public final class BenchWriteCommand implements Callable<Integer> {
             description = "Seed of the generated writes (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--queue-shards", paramLabel = "N", defaultValue = "" + QueueLayout.DEFAULT_SHARDS,
+            description = "Shards of the work queue gsi.queue the trigger variants write a marker to per write; markers of"
+                    + " a 10-s bucket share one partition per shard (default: ${DEFAULT-VALUE}, as gsi schema apply makes it).")
+    int queueShards;
+
     @Option(names = "--address", paramLabel = "IP", defaultValue = "127.0.0.1",
             description = "Address of the node; must be free (default: ${DEFAULT-VALUE}).")
     String address;
@@ -134,9 +141,9 @@ public final class BenchWriteCommand implements Callable<Integer> {
     record Settings(List<Variant> variants, int rounds, int phaseSeconds, int warmupSeconds, int settleSeconds) {
         /** A rough estimate of the run's length, for the first line printed. */
         Duration estimate() {
-            long perPhaseOverhead = 6; // flush, compaction wait, JMX
+            long perPhaseOverhead = 3; // flush, compaction wait, JMX
             long phases = (long) variants.size() * (rounds + (warmupSeconds > 0 ? 1 : 0));
-            long seconds = 45 + (long) variants.size() * ((long) rounds * phaseSeconds + warmupSeconds) + phases * perPhaseOverhead;
+            long seconds = 40 + (long) variants.size() * ((long) rounds * phaseSeconds + warmupSeconds) + phases * perPhaseOverhead;
             return Duration.ofSeconds(seconds);
         }
     }
@@ -159,6 +166,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
         positive("--keys", keys);
         positive("--indexed-values", indexedValues);
         positive("--value-bytes", valueBytes);
+        positive("--queue-shards", queueShards);
         if (s.warmupSeconds() < 0 || s.settleSeconds() < 0) {
             throw new ParameterException(spec.commandLine(), "--warmup-seconds and --settle-seconds cannot be negative");
         }
@@ -216,7 +224,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
                 pw.println("node up: Cassandra " + release + ", pid " + probe.pid() + "; creating "
                         + settings.variants().size() + " keyspaces...");
                 pw.flush();
-                createSchema(session, settings.variants());
+                createSchema(session, settings.variants(), queueShards);
                 Instant startedAt = Instant.now();
                 List<PhaseResult> phases = run(session, cluster, probe, settings, pw);
                 Map<String, Object> config = config(settings, release, startedAt, Instant.now(), workDir);
@@ -247,7 +255,11 @@ public final class BenchWriteCommand implements Callable<Integer> {
                 .build();
     }
 
-    private static void createSchema(CqlSession session, List<Variant> variants) {
+    private static void createSchema(CqlSession session, List<Variant> variants, int queueShards) {
+        // before the variants' statements, which create the queue only if it does not exist
+        for (String cql : BenchSchema.queueStatements(queueShards)) {
+            session.execute(SimpleStatement.newInstance(cql).setTimeout(DDL_TIMEOUT));
+        }
         for (Variant v : variants) {
             session.execute(SimpleStatement.newInstance("DROP KEYSPACE IF EXISTS " + v.keyspace()).setTimeout(DDL_TIMEOUT));
             for (String cql : BenchSchema.statements(v)) {
@@ -284,9 +296,31 @@ public final class BenchWriteCommand implements Callable<Integer> {
                     throw new CommandFailedException("no write of " + v.label() + " succeeded in " + seconds + " s"
                             + (r.firstError() == null ? "" : "; first error: " + r.firstError()));
                 }
+                if (round == firstRound) {
+                    verify(session, v, sequence);
+                }
             }
         }
         return results;
+    }
+
+    /**
+     * Fails unless every {@link BenchSchema#probes probe} of the variant finds one of the first
+     * {@value #VERIFY_WRITES} writes of the phase just run (one of them may have failed): a variant
+     * whose index is not maintained would measure nothing.
+     */
+    private static void verify(CqlSession session, Variant v, WriteSequence sequence) {
+        for (BenchSchema.Probe probe : BenchSchema.probes(v)) {
+            boolean found = false;
+            for (int i = 0; i < VERIFY_WRITES && !found; i++) {
+                found = session.execute(SimpleStatement.newInstance(probe.cql(), sequence.at(i).column(probe.column()))).one() != null;
+            }
+            if (!found) {
+                throw new CommandFailedException(v.label() + ": `" + probe.cql() + "` found none of the first " + VERIFY_WRITES
+                        + " writes of the phase: the variant does not maintain its index"
+                        + (v == Variant.GSI_1 || v == Variant.GSI_3 ? " (is the trigger jar installed and current?)" : ""));
+            }
+        }
     }
 
     private PhaseResult phase(WriteLoad load, WriteLoad.Writer writer, Variant v, int round, WriteSequence sequence, int seconds,
@@ -337,6 +371,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
         c.put("value_bytes", valueBytes);
         c.put("in_flight", inFlight);
         c.put("seed", seed);
+        c.put("queue_shards", queueShards);
         c.put("order", "interleaved: every round writes each variant once, in the order of 'variants'; warm-up round first");
         c.put("ratio", "per round: writes/s of the variant over unindexed's in the same round; reported: geometric mean over rounds");
         c.put("cpu_us_per_write", "CPU time (user+system, /proc/<pid>/stat) of the Cassandra process during the phase over the"

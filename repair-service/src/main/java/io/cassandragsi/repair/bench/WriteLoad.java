@@ -6,6 +6,7 @@ import com.datastax.oss.driver.api.core.cql.BatchType;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import com.datastax.oss.driver.api.core.uuid.Uuids;
+import io.cassandragsi.repair.cli.CommandFailedException;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.Semaphore;
@@ -56,7 +57,7 @@ final class WriteLoad {
     /**
      * Writes for {@code length}, then waits for the writes still in flight (at most {@code drain}).
      *
-     * @throws IllegalStateException when writes are still unanswered after {@code drain}
+     * @throws CommandFailedException when writes are still unanswered after {@code drain}
      */
     Counts run(Writer writer, WriteSequence sequence, Duration length, Duration drain, Window window) throws InterruptedException {
         Semaphore permits = new Semaphore(inFlight);
@@ -92,7 +93,7 @@ final class WriteLoad {
         long nanos = System.nanoTime() - start;
         window.closed();
         if (!permits.tryAcquire(inFlight, drain.toNanos(), TimeUnit.NANOSECONDS)) {
-            throw new IllegalStateException(inFlight - permits.availablePermits() + " writes still unanswered "
+            throw new CommandFailedException(inFlight - permits.availablePermits() + " writes still unanswered "
                     + drain.toSeconds() + " s after the phase ended");
         }
         return new Counts(writes, errors, nanos, firstError.get());

@@ -19,7 +19,19 @@ final class WriteSequence {
     private final String[] values;
 
     /** One write: the text of each column but the tid. */
-    record Write(String key, String a, String b, String c, String value) {}
+    record Write(String key, String a, String b, String c, String value) {
+        /** The value of {@code key}, {@code a}, {@code b}, {@code c} or {@code value}. */
+        String column(String name) {
+            return switch (name) {
+                case "key" -> key;
+                case "a" -> a;
+                case "b" -> b;
+                case "c" -> c;
+                case "value" -> value;
+                default -> throw new IllegalArgumentException("no column " + name);
+            };
+        }
+    }
 
     WriteSequence(long seed, int keys, int indexedValues, int valueBytes) {
         if (keys < 1 || indexedValues < 1 || valueBytes < 1) {

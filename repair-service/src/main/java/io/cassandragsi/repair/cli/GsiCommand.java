@@ -23,7 +23,9 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = GsiCommand.Version.class,
         description = "Global secondary indexes for Apache Cassandra 5.0.",
-        subcommands = {SchemaCommand.class, UpCommand.class, ServeCommand.class, QueryCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {SchemaCommand.class, UpCommand.class, ServeCommand.class, QueryCommand.class,
+                io.cassandragsi.repair.jobs.RebuildCommand.class, io.cassandragsi.repair.jobs.CheckCommand.class,
+                io.cassandragsi.repair.bench.BenchCommand.class, CommandLine.HelpCommand.class})
 public final class GsiCommand implements Runnable {
     public static final int OK = CommandLine.ExitCode.OK;
     public static final int FAILURE = CommandLine.ExitCode.SOFTWARE;

@@ -36,7 +36,7 @@ public final class ServeCommand implements Callable<Integer> {
         }
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
-        try (session; GsiServer server = new GsiServer(session, config, null)) {
+        try (session; GsiServer server = new GsiServer(session, config)) {
             Thread hook = new Thread(() -> {
                 stop.countDown();
                 try {

@@ -62,8 +62,10 @@ public final class LiveSchemaReader {
             columns.put(c.getName().asInternal(), type(c));
         }
         Object comment = t.getOptions().get(COMMENT);
+        Object gcGrace = t.getOptions().get(com.datastax.oss.driver.api.core.CqlIdentifier.fromCql("gc_grace_seconds"));
         return new LiveTable(keyspace, t.getName().asInternal(), partition, clustering, columns,
-                comment == null ? null : comment.toString(), triggers);
+                comment == null ? null : comment.toString(), triggers,
+                gcGrace instanceof Number n ? n.intValue() : LiveTable.DEFAULT_GC_GRACE_SECONDS);
     }
 
     private static String type(ColumnMetadata c) {

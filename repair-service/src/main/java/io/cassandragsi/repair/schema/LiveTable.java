@@ -16,7 +16,16 @@ public record LiveTable(
         List<LiveColumn> clustering,
         Map<String, String> columns,
         String comment,
-        Map<String, String> triggers) {
+        Map<String, String> triggers,
+        int gcGraceSeconds) {
+
+    /** Cassandra's default gc_grace_seconds, for tables described without it. */
+    public static final int DEFAULT_GC_GRACE_SECONDS = 864000;
+
+    public LiveTable(String keyspace, String name, List<LiveColumn> partitionKey, List<LiveColumn> clustering,
+            Map<String, String> columns, String comment, Map<String, String> triggers) {
+        this(keyspace, name, partitionKey, clustering, columns, comment, triggers, DEFAULT_GC_GRACE_SECONDS);
+    }
 
     public LiveTable {
         partitionKey = List.copyOf(partitionKey);

@@ -135,6 +135,19 @@ public final class SchemaPlanner {
             if (triggerClass == null) {
                 statements.add(new Statement("create trigger " + CqlGenerator.TRIGGER_NAME + " on " + def.qualifiedName(),
                         CqlGenerator.createTrigger(def)));
+                if (base.isPresent()) {
+                    // Cassandra 5.0 keeps the trigger set a statement was prepared with, and CREATE TRIGGER does not
+                    // invalidate prepared statements: writes prepared before it would never be indexed. Changing
+                    // gc_grace_seconds does invalidate them (clients re-prepare at once); the second ALTER restores it.
+                    int gc = base.get().gcGraceSeconds();
+                    statements.add(new Statement("make clients re-prepare their statements on " + def.qualifiedName()
+                            + " so that their writes fire the new trigger (1/2)",
+                            "ALTER TABLE " + io.cassandragsi.schema.Cql.qualified(def.keyspace(), def.table())
+                                    + " WITH gc_grace_seconds = " + (gc + 1) + ";"));
+                    statements.add(new Statement("... and restore gc_grace_seconds (2/2)",
+                            "ALTER TABLE " + io.cassandragsi.schema.Cql.qualified(def.keyspace(), def.table())
+                                    + " WITH gc_grace_seconds = " + gc + ";"));
+                }
             } else if (!triggerClass.equals(CqlGenerator.TRIGGER_CLASS)) {
                 errors.add(def.qualifiedName() + ": has a trigger named " + CqlGenerator.TRIGGER_NAME + " with class "
                         + triggerClass + ", not " + CqlGenerator.TRIGGER_CLASS + "; drop it (DROP TRIGGER "

@@ -20,7 +20,15 @@ public final class GsiServer implements AutoCloseable {
     private final HttpApi http;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
-    public GsiServer(CqlSession session, GsiConfig config, HttpApi.Admin admin) {
+    private final io.cassandragsi.repair.jobs.JobRegistry jobs;
+
+    /** The service with rebuild and check jobs over HTTP ({@code POST /admin/.../rebuild|check}, {@code GET /admin/jobs/{id}}). */
+    public GsiServer(CqlSession session, GsiConfig config) {
+        this(session, config, new io.cassandragsi.repair.jobs.JobRegistry(new io.cassandragsi.repair.jobs.Jobs(session, config)));
+    }
+
+    private GsiServer(CqlSession session, GsiConfig config, io.cassandragsi.repair.jobs.JobRegistry admin) {
+        this.jobs = admin;
         this.service = new RepairService(session, config);
         this.reader = new IndexReader(session, service.catalog(), service.queue(), config.consistency().read(),
                 tokenKey(config.http().token()), 32);
@@ -105,6 +113,7 @@ public final class GsiServer implements AutoCloseable {
     @Override
     public void close() {
         http.close();
+        jobs.close();
         service.close();
         reader.close();
     }

@@ -260,7 +260,13 @@ class SchemaPlannerTest {
     void should_create_trigger_when_it_is_missing_on_an_existing_table() {
         TableDef def = revisions();
         LiveSchema live = LiveFixtures.created(def).with(LiveFixtures.baseTable(def, Map.of()));
-        assertThat(purposes(plan(live, def))).containsExactly("create trigger gsi_index on wiki.revisions");
+        Plan plan = plan(live, def);
+        assertThat(purposes(plan)).containsExactly("create trigger gsi_index on wiki.revisions",
+                "make clients re-prepare their statements on wiki.revisions so that their writes fire the new trigger (1/2)",
+                "... and restore gc_grace_seconds (2/2)");
+        // statements prepared before CREATE TRIGGER keep the old trigger set: a gc_grace_seconds change invalidates them
+        assertThat(plan.statements().get(1).cql()).isEqualTo("ALTER TABLE \"wiki\".\"revisions\" WITH gc_grace_seconds = 864001;");
+        assertThat(plan.statements().get(2).cql()).isEqualTo("ALTER TABLE \"wiki\".\"revisions\" WITH gc_grace_seconds = 864000;");
     }
 
     @Test

@@ -1,0 +1,99 @@
+package io.cassandragsi.repair.jobs;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** What a check found, per index; {@link #drift()} is true when any index drifted (the command exits 3). */
+public record CheckResult(String jobId, String keyspace, String table, JobState state, boolean fix, List<IndexReport> indexes, long rows,
+        long entries, Duration elapsed, String message) {
+
+    /**
+     * One index. {@code stale} counts entries with a wrong {@code _tid}, {@code _deleted} or
+     * projection (an entry can be wrong in several ways, so the three finer counts may add up to
+     * more); {@code approximate} entries are legitimate (not drift); {@code transientFindings}
+     * differed at first sight but not when read again (writes in flight); {@code fixed} and
+     * {@code unfixable} are set with fix: unfixable entries still differ after the rewrite, which
+     * the TS rule allows only when a cell carries a timestamp above every version's TS (written
+     * outside the project, e.g. a DELETE or an INSERT with a future timestamp).
+     */
+    public record IndexReport(String index, long expected, long missing, long stale, long wrongTid, long wrongDeleted,
+            long wrongProjection, long orphans, long approximate, long transientFindings, long fixed, long unfixable,
+            List<String> examples) {
+
+        public long driftCount() {
+            return missing + stale + orphans;
+        }
+
+        public boolean drift() {
+            return driftCount() > 0;
+        }
+
+        public Map<String, Object> toMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("index", index);
+            m.put("expected", expected);
+            m.put("missing", missing);
+            m.put("stale", stale);
+            m.put("wrong_tid", wrongTid);
+            m.put("wrong_deleted", wrongDeleted);
+            m.put("wrong_projection", wrongProjection);
+            m.put("orphans", orphans);
+            m.put("approximate", approximate);
+            m.put("transient", transientFindings);
+            m.put("fixed", fixed);
+            m.put("unfixable", unfixable);
+            m.put("examples", examples);
+            return m;
+        }
+    }
+
+    public boolean drift() {
+        return indexes.stream().anyMatch(IndexReport::drift);
+    }
+
+    public IndexReport index(String name) {
+        return indexes.stream().filter(i -> i.index().equals(name)).findFirst().orElse(null);
+    }
+
+    public Map<String, Object> toMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("job", jobId);
+        m.put("keyspace", keyspace);
+        m.put("table", table);
+        m.put("state", state.label());
+        m.put("fix", fix);
+        m.put("drift", drift());
+        m.put("rows", rows);
+        m.put("entries", entries);
+        m.put("elapsed_seconds", elapsed.toMillis() / 1000.0);
+        m.put("message", message);
+        List<Map<String, Object>> idx = new ArrayList<>();
+        indexes.forEach(i -> idx.add(i.toMap()));
+        m.put("indexes", idx);
+        return m;
+    }
+
+    public String summary() {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format("check %s of %s.%s: %s%s, %,d base versions and %,d index entries read in %.1f s%n", jobId, keyspace, table,
+                state == JobState.DONE ? (drift() ? "DRIFT" : "clean") : state.label() + (message == null ? "" : ": " + message),
+                fix ? " (with --fix)" : "", rows, entries, elapsed.toMillis() / 1000.0));
+        for (IndexReport r : indexes) {
+            sb.append(String.format("  %s: %,d expected entries; missing %,d, stale %,d (wrong _tid %,d, wrong _deleted %,d, wrong projection %,d),"
+                            + " orphans %,d; approximate _deleted %,d (not drift), transient %,d",
+                    r.index(), r.expected(), r.missing(), r.stale(), r.wrongTid(), r.wrongDeleted(), r.wrongProjection(), r.orphans(),
+                    r.approximate(), r.transientFindings()));
+            if (fix) {
+                sb.append(String.format("; fixed %,d, unfixable %,d", r.fixed(), r.unfixable()));
+            }
+            sb.append(System.lineSeparator());
+            for (String e : r.examples()) {
+                sb.append("    ").append(e).append(System.lineSeparator());
+            }
+        }
+        return sb.toString().stripTrailing();
+    }
+}

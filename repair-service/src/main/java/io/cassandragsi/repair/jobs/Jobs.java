@@ -1,0 +1,191 @@
+package io.cassandragsi.repair.jobs;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.repair.config.ConsistencyConfig;
+import io.cassandragsi.repair.config.GsiConfig;
+import io.cassandragsi.repair.store.Catalog;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * The entry point of whole-index jobs: {@code rebuild} and {@code check} of one index or of every
+ * index of a table, synchronously or as a {@link JobHandle} with live progress and cancellation.
+ * Tables and indexes are resolved through the {@link Catalog} (the live schema), so the jobs see
+ * exactly what the trigger indexes.
+ */
+public final class Jobs {
+    public static final String REBUILD = "rebuild";
+    public static final String CHECK = "check";
+    private static final DateTimeFormatter ID_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
+
+    private final CqlSession session;
+    private final Catalog catalog;
+    private final ConsistencyLevel read;
+    private final ConsistencyLevel write;
+    private final Supplier<JobLedger> ledgerFactory;
+    private volatile JobLedger ledger;
+
+    public Jobs(CqlSession session, GsiConfig config) {
+        this(session, new Catalog(session), config.projectKeyspace(), config.consistency());
+    }
+
+    public Jobs(CqlSession session, Catalog catalog, String projectKeyspace, ConsistencyConfig consistency) {
+        this(session, catalog, consistency.read(), consistency.write(),
+                () -> new JobsTable(session, projectKeyspace, consistency.read(), consistency.write()));
+    }
+
+    /** With another ledger (tests). */
+    Jobs(CqlSession session, Catalog catalog, ConsistencyLevel read, ConsistencyLevel write, Supplier<JobLedger> ledger) {
+        this.session = session;
+        this.catalog = catalog;
+        this.read = read;
+        this.write = write;
+        this.ledgerFactory = ledger;
+    }
+
+    /** The job table, created on first use ({@code CREATE TABLE IF NOT EXISTS}). */
+    public JobLedger ledger() {
+        JobLedger l = ledger;
+        if (l == null) {
+            synchronized (this) {
+                if (ledger == null) {
+                    ledger = ledgerFactory.get();
+                }
+                l = ledger;
+            }
+        }
+        return l;
+    }
+
+    public Catalog catalog() {
+        return catalog;
+    }
+
+    /** Resolved target: the table and the indexes a job works on. */
+    record Target(Catalog.Indexed table, List<IndexPlan> indexes, String indexName) {}
+
+    Target target(String keyspace, String table, String index) {
+        Catalog.Indexed t = catalog.table(keyspace, table);
+        if (t == null) {
+            throw new UnknownTargetException(keyspace + "." + table + " is not an indexed table (no index table names it;"
+                    + " apply its definition with gsi schema apply)");
+        }
+        if (index == null || index.equals(JobLedger.ALL_INDEXES)) {
+            return new Target(t, t.plan.indexes(), JobLedger.ALL_INDEXES);
+        }
+        IndexPlan p = t.index(index);
+        if (p == null) {
+            throw new UnknownTargetException(keyspace + "." + table + " has no index '" + index + "'; its indexes: "
+                    + t.plan.indexes().stream().map(i -> i.index().name()).collect(Collectors.joining(", ")));
+        }
+        return new Target(t, List.of(p), index);
+    }
+
+    static String newId(String kind) {
+        return kind + "-" + ID_TIME.format(Instant.now()) + "-" + String.format("%04x", ThreadLocalRandom.current().nextInt(0x10000));
+    }
+
+    private int nodes() {
+        return Math.max(1, session.getMetadata().getNodes().size());
+    }
+
+    private void requireMurmur3() {
+        session.getMetadata().getTokenMap().ifPresent(tm -> {
+            String p = tm.getPartitionerName();
+            if (p != null && !p.endsWith("Murmur3Partitioner")) {
+                throw new IllegalArgumentException("rebuild and check split the ring by Murmur3 tokens; this cluster uses " + p);
+            }
+        });
+    }
+
+    /**
+     * Starts a rebuild of {@code index} (null: every index of the table). Resolves the target and
+     * the job record at once (bad names and a job id of another target fail here), then runs on
+     * its own thread.
+     */
+    public JobHandle<RebuildResult> startRebuild(String keyspace, String table, String index, RebuildOptions options,
+            ProgressListener listener) {
+        requireMurmur3();
+        Target t = target(keyspace, table, index);
+        JobLedger l = ledger();
+        JobLedger.Header job = jobFor(l, keyspace, table, t.indexName(), options);
+        l.state(job.id(), JobState.RUNNING, null);
+        Progress progress = new Progress();
+        JobHandle<RebuildResult> handle = new JobHandle<>(job.id(), REBUILD, progress);
+        Rebuild rebuild = new Rebuild(session, t.table(), t.indexes(), l, options, read, write);
+        start(handle, () -> rebuild.run(job, progress, listener == null ? ProgressListener.NONE : listener, handle::cancelRequested));
+        return handle;
+    }
+
+    private JobLedger.Header jobFor(JobLedger l, String keyspace, String table, String index, RebuildOptions options) {
+        Optional<JobLedger.Header> existing;
+        if (options.jobId() != null) {
+            if (!options.jobId().matches("[A-Za-z0-9._:-]{1,100}")) {
+                throw new IllegalArgumentException("a job id is 1 to 100 letters, digits and . _ : -, not '" + options.jobId() + "'");
+            }
+            existing = l.find(options.jobId());
+            if (existing.isPresent() && !existing.get().sameTarget(REBUILD, keyspace, table, index)) {
+                JobLedger.Header h = existing.get();
+                throw new IllegalArgumentException("job " + h.id() + " is a " + h.kind() + " of " + h.keyspace() + "." + h.table() + " "
+                        + h.index() + ", not a rebuild of " + keyspace + "." + table + " " + index);
+            }
+        } else if (options.resume()) {
+            existing = l.latestUnfinished(REBUILD, keyspace, table, index);
+        } else {
+            existing = Optional.empty();
+        }
+        if (existing.isPresent()) {
+            return existing.get();
+        }
+        Instant now = Instant.now();
+        JobLedger.Header h = new JobLedger.Header(options.jobId() != null ? options.jobId() : newId(REBUILD), REBUILD, keyspace, table, index,
+                options.effectiveSplits(nodes()), JobState.RUNNING, null, now, now);
+        l.create(h);
+        return h;
+    }
+
+    public RebuildResult rebuild(String keyspace, String table, String index, RebuildOptions options, ProgressListener listener) {
+        return startRebuild(keyspace, table, index, options, listener).await();
+    }
+
+    /** Starts a check of {@code index} (null: every index of the table). */
+    public JobHandle<CheckResult> startCheck(String keyspace, String table, String index, CheckOptions options, ProgressListener listener) {
+        requireMurmur3();
+        Target t = target(keyspace, table, index);
+        String id = newId(CHECK);
+        Progress progress = new Progress();
+        JobHandle<CheckResult> handle = new JobHandle<>(id, CHECK, progress);
+        Check check = new Check(session, t.table(), t.indexes(), options, read, write);
+        int splits = options.effectiveSplits(nodes());
+        start(handle, () -> check.run(id, splits, progress, listener == null ? ProgressListener.NONE : listener, handle::cancelRequested));
+        return handle;
+    }
+
+    public CheckResult check(String keyspace, String table, String index, boolean fix, ProgressListener listener) {
+        return check(keyspace, table, index, CheckOptions.defaults().withFix(fix), listener);
+    }
+
+    public CheckResult check(String keyspace, String table, String index, CheckOptions options, ProgressListener listener) {
+        return startCheck(keyspace, table, index, options, listener).await();
+    }
+
+    private static <R> void start(JobHandle<R> handle, Supplier<R> body) {
+        Thread t = new Thread(() -> {
+            try {
+                handle.result.complete(body.get());
+            } catch (Throwable e) {
+                handle.result.completeExceptionally(e);
+            }
+        }, "gsi-job-" + handle.id());
+        t.setDaemon(true);
+        t.start();
+    }
+}

@@ -1,0 +1,149 @@
+package io.cassandragsi.repair.jobs;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.TablePlan;
+import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.repair.store.IndexTable;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Backfills index tables from every stored version (DESIGN.md section 1): the base table is
+ * streamed by token range, {@code parallelism} ranges at a time; the versions of each row go
+ * through the pure {@link TablePlan#diff} with every entry upserted, and the writes for the chosen
+ * indexes go out at each version's TS with a bounded number in flight. A range is recorded in the
+ * job ledger once all its writes are acknowledged, so a restarted job skips it.
+ *
+ * <p>Safe while writes continue: the trigger, the repair service and the rebuild all write TS(t)
+ * for version t, so whatever the order, last-write-wins leaves what the full history says. A row
+ * that changes while its range is streamed is left to the trigger and the queue, which see the new
+ * version anyway. The rebuild only adds and corrects entries; rows that no version explains
+ * (orphans) are {@code check --fix}'s business.
+ */
+final class Rebuild {
+    private static final Logger LOG = LoggerFactory.getLogger(Rebuild.class);
+
+    private final CqlSession session;
+    private final Catalog.Indexed table;
+    private final List<IndexPlan> targets;
+    private final Set<IndexPlan> targetSet = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final JobLedger ledger;
+    private final RebuildOptions options;
+    private final ConsistencyLevel read;
+    private final ConsistencyLevel write;
+
+    Rebuild(CqlSession session, Catalog.Indexed table, List<IndexPlan> targets, JobLedger ledger, RebuildOptions options,
+            ConsistencyLevel read, ConsistencyLevel write) {
+        this.session = session;
+        this.table = table;
+        this.targets = List.copyOf(targets);
+        this.targetSet.addAll(targets);
+        this.ledger = ledger;
+        this.options = options;
+        this.read = read;
+        this.write = write;
+    }
+
+    RebuildResult run(JobLedger.Header job, Progress progress, ProgressListener listener, BooleanSupplier cancelled) {
+        List<String> names = targets.stream().map(p -> p.index().name()).toList();
+        List<TokenRange> ranges = TokenRanges.split(job.splits());
+        Set<TokenRange> finished = new HashSet<>();
+        for (JobLedger.RangeDone d : ledger.finished(job.id())) {
+            finished.add(d.range());
+        }
+        List<TokenRange> todo = new ArrayList<>();
+        for (TokenRange r : ranges) {
+            if (!finished.contains(r)) {
+                todo.add(r);
+            }
+        }
+        int skipped = ranges.size() - todo.size();
+        if (finished.size() > skipped) {
+            LOG.warn("job {}: {} recorded ranges do not match its {} splits; they are ignored", job.id(), finished.size() - skipped, job.splits());
+        }
+        progress.phase("rebuild");
+        progress.start(ranges.size(), skipped);
+        LOG.info("rebuild {} of {}.{} {}: {} ranges, {} finished earlier, parallelism {}", job.id(), job.keyspace(), job.table(), names,
+                ranges.size(), skipped, options.parallelism());
+
+        BaseReads base = new BaseReads(session, table.definition, read, options.pageSize());
+        InFlight inFlight = new InFlight(options.maxInFlight());
+        long[] totals = new long[2];
+        RangeRunner.Outcome outcome = RangeRunner.run("gsi-rebuild-" + job.id(), todo, options.parallelism(), cancelled, (range, stop) -> {
+            long[] counts = range(job.id(), range, base, inFlight, progress, stop);
+            if (counts == null) {
+                return false;
+            }
+            synchronized (totals) {
+                totals[0] += counts[0];
+                totals[1] += counts[1];
+            }
+            progress.rangeDone();
+            listener.onProgress(progress.snapshot());
+            return true;
+        });
+        Throwable f = outcome.failure();
+        int done = skipped + outcome.done();
+        JobState state;
+        String message = null;
+        if (f != null) {
+            state = JobState.FAILED;
+            message = f.getMessage() == null ? f.getClass().getSimpleName() : f.getMessage();
+            LOG.error("rebuild {} failed after {}/{} ranges (resume with --job-id {}): {}", job.id(), done, ranges.size(), job.id(), message, f);
+        } else if (done < ranges.size()) {
+            state = JobState.CANCELLED;
+            message = "cancelled after " + done + "/" + ranges.size() + " ranges";
+            LOG.info("rebuild {} cancelled after {}/{} ranges", job.id(), done, ranges.size());
+        } else {
+            state = JobState.DONE;
+        }
+        try {
+            ledger.state(job.id(), state, message);
+        } catch (RuntimeException e) {
+            LOG.warn("rebuild {}: could not record state {}: {}", job.id(), state, e.toString());
+        }
+        progress.finish(state.label());
+        ProgressSnapshot s = progress.snapshot();
+        return new RebuildResult(job.id(), job.keyspace(), job.table(), names, state, ranges.size(), skipped, done, totals[0], totals[1],
+                inFlight.retries.get(), s.elapsed(), message);
+    }
+
+    /** Streams one range and writes its entries; returns {rows, writes}, or null when stopped before the end. */
+    private long[] range(String jobId, TokenRange range, BaseReads base, InFlight inFlight, Progress progress, BooleanSupplier stop)
+            throws InterruptedException {
+        InFlight.Pending pending = new InFlight.Pending();
+        long[] counts = new long[2];
+        boolean complete = base.scan(range, (rowKey, versions) -> {
+            counts[0] += versions.size();
+            progress.rows(versions.size());
+            for (TablePlan.IndexWrite w : table.plan.diff(versions, true)) {
+                if (!targetSet.contains(w.index())) {
+                    continue;
+                }
+                IndexTable target = table.indexTables.get(w.index());
+                pending.add(inFlight.submit(() -> target.apply(w, write)));
+                counts[1]++;
+                progress.writes(1);
+            }
+            if (pending.failure() != null) {
+                pending.await(); // throws
+            }
+        }, stop);
+        pending.await();
+        if (!complete) {
+            return null;
+        }
+        ledger.finished(jobId, new JobLedger.RangeDone(range, counts[0], counts[1], Instant.now()));
+        return counts;
+    }
+}

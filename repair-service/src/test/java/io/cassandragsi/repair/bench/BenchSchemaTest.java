@@ -1,0 +1,88 @@
+package io.cassandragsi.repair.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The CQL of each variant, as text: no node. */
+class BenchSchemaTest {
+    /** The statements of a variant with identifier quotes removed, for readable assertions. */
+    private static List<String> cql(Variant v) {
+        return BenchSchema.statements(v).stream().map(s -> s.replace("\"", "")).toList();
+    }
+
+    private static long count(List<String> statements, String fragment) {
+        return statements.stream().filter(s -> s.contains(fragment)).count();
+    }
+
+    @Test
+    void should_create_one_index_table_the_queue_and_the_trigger_for_gsi_1() {
+        List<String> cql = cql(Variant.GSI_1);
+        assertThat(count(cql, "CREATE TABLE IF NOT EXISTS bench_gsi_1.idx_revisions_by_a_ever")).isEqualTo(1);
+        assertThat(count(cql, "idx_revisions_by_b_ever")).isZero();
+        assertThat(count(cql, "CREATE TABLE IF NOT EXISTS gsi.queue")).isEqualTo(1);
+        assertThat(count(cql, "CREATE TRIGGER IF NOT EXISTS gsi_index ON bench_gsi_1.revisions")).isEqualTo(1);
+    }
+
+    @Test
+    void should_create_three_index_tables_for_gsi_3_and_three_views_for_mv_3() {
+        assertThat(count(cql(Variant.GSI_3), "CREATE TABLE IF NOT EXISTS bench_gsi_3.idx_revisions_by_")).isEqualTo(3);
+        List<String> mv3 = cql(Variant.MV_3);
+        assertThat(count(mv3, "CREATE MATERIALIZED VIEW")).isEqualTo(3);
+        assertThat(mv3).anySatisfy(s -> assertThat(s).contains("mv_revisions_by_c").contains("PRIMARY KEY ((c), key, tid)"));
+    }
+
+    @Test
+    void should_install_the_trigger_without_index_tables_for_trigger_only() {
+        List<String> cql = cql(Variant.TRIGGER_ONLY);
+        assertThat(count(cql, "CREATE TRIGGER")).isEqualTo(1);
+        assertThat(count(cql, "idx_")).isZero();
+    }
+
+    @Test
+    void should_use_the_same_base_table_in_every_variant() {
+        for (Variant v : Variant.values()) {
+            List<String> cql = cql(v);
+            String base = cql.stream().filter(s -> s.startsWith("CREATE TABLE IF NOT EXISTS " + v.keyspace() + ".revisions "))
+                    .findFirst().orElseThrow();
+            assertThat(base.replace(v.keyspace() + ".", "")).isEqualTo(
+                    cql(Variant.UNINDEXED).get(1).replace(Variant.UNINDEXED.keyspace() + ".", ""));
+            boolean trigger = v == Variant.GSI_1 || v == Variant.GSI_3 || v == Variant.TRIGGER_ONLY;
+            assertThat(count(cql, "CREATE TRIGGER")).as(v.label()).isEqualTo(trigger ? 1 : 0);
+        }
+    }
+
+    @Test
+    void should_index_a_with_sai_and_batch_into_an_index_table_keyed_by_a() {
+        assertThat(cql(Variant.SAI)).last().asString().contains("ON bench_sai.revisions (a) USING 'sai'");
+        assertThat(cql(Variant.LOGGED_BATCH)).last().asString().contains("PRIMARY KEY ((a), key)");
+        assertThat(BenchSchema.insertBatchIndex(Variant.LOGGED_BATCH)).startsWith("INSERT INTO bench_logged_batch.idx_revisions_by_a ");
+    }
+
+    @Test
+    void should_flush_the_queue_only_after_trigger_variants() {
+        assertThat(BenchSchema.flushTargets(Variant.GSI_3)).containsExactly("bench_gsi_3", "gsi.queue", "system.batches");
+        assertThat(BenchSchema.flushTargets(Variant.MV)).containsExactly("bench_mv", "system.batches");
+    }
+
+    @Test
+    void should_probe_every_index_through_the_index_itself() {
+        assertThat(BenchSchema.probes(Variant.UNINDEXED)).extracting(BenchSchema.Probe::column).containsExactly("key");
+        assertThat(BenchSchema.probes(Variant.GSI_3)).extracting(BenchSchema.Probe::column).containsExactly("key", "a", "b", "c");
+        assertThat(BenchSchema.probes(Variant.GSI_3).get(3).cql())
+                .isEqualTo("SELECT \"_tid\" FROM bench_gsi_3.idx_revisions_by_c_ever WHERE c = ? LIMIT 1");
+        assertThat(BenchSchema.probes(Variant.MV_3)).hasSize(4);
+        assertThat(BenchSchema.probes(Variant.SAI).get(1).cql()).isEqualTo("SELECT key FROM bench_sai.revisions WHERE a = ? LIMIT 1");
+        assertThat(BenchSchema.probes(Variant.LOGGED_BATCH).get(1).cql()).contains("bench_logged_batch.idx_revisions_by_a ");
+        for (Variant v : Variant.values()) {
+            assertThat(BenchSchema.probes(v)).allSatisfy(p -> assertThat(p.cql()).containsOnlyOnce("?"));
+        }
+    }
+
+    @Test
+    void should_create_the_queue_with_the_shards_asked_for() {
+        List<String> cql = BenchSchema.queueStatements(64);
+        assertThat(cql.get(1)).contains("\"shards\":64").contains("\"bucket_seconds\":10");
+    }
+}
