@@ -22,8 +22,6 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -90,7 +88,7 @@ public final class BenchRepairCommand implements Callable<Integer> {
             GsiConfig d = GsiConfig.defaults();
             GsiConfig config = new GsiConfig(d.cassandra(), d.consistency(), d.queue(), new HttpConfig("127.0.0.1", 0, null, false));
             try (GsiServer server = new GsiServer(node.session, config)) {
-                lag(node, phase, out, root);
+                lag(node, server, phase, out, root);
                 rebuild(node, rebuildRows, out, root);
             }
         }
@@ -103,7 +101,7 @@ public final class BenchRepairCommand implements Callable<Integer> {
         return GsiCommand.OK;
     }
 
-    private void lag(BenchNode node, int phase, PrintWriter out, ObjectNode root) throws Exception {
+    private void lag(BenchNode node, GsiServer server, int phase, PrintWriter out, ObjectNode root) throws Exception {
         PreparedStatement insert = node.session.prepare("INSERT INTO bench_lag.revisions (key, tid, length, value) VALUES (?, ?, ?, ?)");
         PreparedStatement deleted = node.session.prepare(
                 "SELECT \"_deleted\" FROM bench_lag.idx_revisions_by_length_ever WHERE length = ? AND key = ?");
@@ -130,14 +128,18 @@ public final class BenchRepairCommand implements Callable<Integer> {
         double max = counter.get() / ((System.nanoTime() - t0) / 1e9);
         out.printf(Locale.ROOT, "maximum indexed write rate: %.0f writes/s (128 in flight, %d s)%n", max, phase);
         out.flush();
-        Thread.sleep(5000); // let the backlog of that phase drain
+        awaitDrained(server, out);
 
-        // sustained load at half of it, sampling the lag of one write in 20
+        // sustained load at half of it, sampling the lag of one write in 20: every 2 ms one
+        // asynchronous read per pending sample, so a slow sample never delays another
         double rate = max / 2;
         long intervalNanos = (long) (1e9 / rate);
         Latencies lag = new Latencies();
         AtomicLong lost = new AtomicLong();
-        ExecutorService pollers = Executors.newFixedThreadPool(16);
+        java.util.concurrent.ConcurrentLinkedQueue<Sample> pending = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        java.util.concurrent.atomic.AtomicBoolean writing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread poller = new Thread(() -> poll(node, deleted, pending, lag, lost, writing), "bench-lag-poller");
+        poller.start();
         end = System.nanoTime() + TimeUnit.SECONDS.toNanos(phase);
         long next = System.nanoTime();
         long i = 0;
@@ -156,32 +158,14 @@ public final class BenchRepairCommand implements Callable<Integer> {
             node.session.executeAsync(insert.bind("key-" + k, tid, BigInteger.valueOf(lengths[k]), value)).whenComplete((r, e) -> {
                 inFlight.release();
                 if (e == null && sample) {
-                    long acked = System.nanoTime();
-                    pollers.submit(() -> {
-                        long deadline = acked + TimeUnit.SECONDS.toNanos(30);
-                        while (System.nanoTime() < deadline) {
-                            Row row = node.session.execute(deleted.bind(BigInteger.valueOf(old), "key-" + k)).one();
-                            if (row != null && tid.equals(row.getUuid(0))) {
-                                synchronized (lag) {
-                                    lag.add(System.nanoTime() - acked);
-                                }
-                                return;
-                            }
-                            try {
-                                Thread.sleep(2);
-                            } catch (InterruptedException ie) {
-                                return;
-                            }
-                        }
-                        lost.incrementAndGet();
-                    });
+                    pending.add(new Sample(BigInteger.valueOf(old), "key-" + k, tid, System.nanoTime()));
                 }
             });
         }
         inFlight.acquire(128);
         inFlight.release(128);
-        pollers.shutdown();
-        pollers.awaitTermination(60, TimeUnit.SECONDS);
+        writing.set(false);
+        poller.join();
         double p50;
         double p99;
         synchronized (lag) {
@@ -211,6 +195,67 @@ public final class BenchRepairCommand implements Callable<Integer> {
         root.putObject("rebuild").put("rows", result.rows()).put("rows_per_s", Math.round(result.rowsPerSecond()))
                 .put("unindexed_insert_rows_per_s", Math.round(plainRate))
                 .put("ratio", Math.round(result.rowsPerSecond() / plainRate * 100) / 100.0);
+    }
+
+    private record Sample(BigInteger oldLength, String key, UUID tid, long ackedNanos) {}
+
+    /** Polls every pending sample every 2 ms until its old entry's _deleted is the sample's tid (or 30 s pass). */
+    private static void poll(BenchNode node, PreparedStatement deleted, java.util.Queue<Sample> pending, Latencies lag, AtomicLong lost,
+            java.util.concurrent.atomic.AtomicBoolean writing) {
+        java.util.List<Sample> open = new java.util.ArrayList<>();
+        while (writing.get() || !pending.isEmpty() || !open.isEmpty()) {
+            for (Sample s; (s = pending.poll()) != null; ) {
+                open.add(s);
+            }
+            java.util.List<java.util.concurrent.CompletableFuture<Boolean>> checks = new java.util.ArrayList<>();
+            for (Sample s : open) {
+                checks.add(node.session.executeAsync(deleted.bind(s.oldLength(), s.key())).toCompletableFuture()
+                        .thenApply(rs -> {
+                            Row row = rs.one();
+                            return row != null && s.tid().equals(row.getUuid(0));
+                        }));
+            }
+            long now = System.nanoTime();
+            java.util.List<Sample> still = new java.util.ArrayList<>();
+            for (int j = 0; j < open.size(); j++) {
+                Sample s = open.get(j);
+                boolean seen;
+                try {
+                    seen = checks.get(j).join();
+                } catch (RuntimeException e) {
+                    seen = false;
+                }
+                if (seen) {
+                    lag.add(now - s.ackedNanos());
+                } else if (now - s.ackedNanos() > TimeUnit.SECONDS.toNanos(30)) {
+                    lost.incrementAndGet();
+                } else {
+                    still.add(s);
+                }
+            }
+            open = still;
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** Waits until the service has worked off the backlog (lag 0 and nothing new done for 3 s). */
+    private static void awaitDrained(GsiServer server, PrintWriter out) throws InterruptedException {
+        long t0 = System.nanoTime();
+        long deadline = System.currentTimeMillis() + 300_000;
+        int quiet = 0;
+        long last = -1;
+        while (System.currentTimeMillis() < deadline && quiet < 6) {
+            long done = server.service().consumer().metrics.markersDone.sum();
+            quiet = done == last && server.service().consumer().lagMillis() == 0 ? quiet + 1 : 0;
+            last = done;
+            Thread.sleep(500);
+        }
+        out.printf(Locale.ROOT, "repair service drained the backlog of that phase in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+        out.flush();
     }
 
     /** Inserts {@code rows} rows, 128 in flight; returns rows/s. */

@@ -97,12 +97,33 @@ public final class BaseTable {
      * the range is in the list.
      */
     public List<Versions.Version> neighbourhood(List<ByteBuffer> rowKey, UUID min, UUID max, ConsistencyLevel cl) {
-        List<Versions.Version> out = new ArrayList<>(fetch(bind(before, rowKey, cl, min)));
-        List<Versions.Version> range = fetch(bind(inRange, rowKey, cl, min, max));
+        // the three reads go out together: one round trip instead of three
+        var pBefore = fetchAsync(bind(before, rowKey, cl, min));
+        var pRange = fetchAsync(bind(inRange, rowKey, cl, min, max));
+        var pAfter = fetchAsync(bind(after, rowKey, cl, max));
+        List<Versions.Version> out = new ArrayList<>(pBefore.join());
+        List<Versions.Version> range = pRange.join();
         range.sort(Versions.ASCENDING);
         out.addAll(range);
-        out.addAll(fetch(bind(after, rowKey, cl, max)));
+        out.addAll(pAfter.join());
         return out;
+    }
+
+    /** All rows of a statement (every page), asynchronously. */
+    private java.util.concurrent.CompletableFuture<List<Versions.Version>> fetchAsync(BoundStatement stmt) {
+        List<Versions.Version> out = new ArrayList<>();
+        return session.executeAsync(stmt).toCompletableFuture().thenCompose(rs -> collect(rs, out));
+    }
+
+    private java.util.concurrent.CompletableFuture<List<Versions.Version>> collect(
+            com.datastax.oss.driver.api.core.cql.AsyncResultSet rs, List<Versions.Version> out) {
+        for (Row row : rs.currentPage()) {
+            out.add(Versions.of(row, def.attributes().size(), tidAttribute));
+        }
+        if (rs.hasMorePages()) {
+            return rs.fetchNextPage().toCompletableFuture().thenCompose(next -> collect(next, out));
+        }
+        return java.util.concurrent.CompletableFuture.completedFuture(out);
     }
 
     /** The version current at tid {@code q}: the one with the greatest tid not after q, or null. */
