@@ -60,14 +60,8 @@ public final class BenchReadCommand implements Callable<Integer> {
     @Option(names = "--requests", paramLabel = "N", description = "Measured requests per query (default 1000, --quick 200).")
     Integer requests;
 
-    @Option(names = "--address", paramLabel = "IP", defaultValue = "127.0.0.1", description = "Address of the node (default: ${DEFAULT-VALUE}).")
-    String address;
-
-    @Option(names = "--jmx-port", paramLabel = "PORT", defaultValue = "7199", description = "JMX port of the node (default: ${DEFAULT-VALUE}).")
-    int jmxPort;
-
-    @Option(names = "--work", paramLabel = "DIR", description = "Node directory (default: target/bench/read-node, wiped).")
-    Path work;
+    @picocli.CommandLine.Mixin
+    NodeOptions nodeOptions;
 
     @Spec
     CommandSpec spec;
@@ -80,10 +74,7 @@ public final class BenchReadCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         int n = requests != null ? requests : quick ? 200 : 1000;
         Path home = Path.of(System.getProperty("gsi.home", ".")).toAbsolutePath().normalize();
-        Path workDir = (work == null ? home.resolve("target/bench/read-node") : work).toAbsolutePath().normalize();
-        out.println("starting a node in " + workDir + "...");
-        out.flush();
-        try (BenchNode node = BenchNode.start(workDir, address, jmxPort)) {
+        try (BenchNode node = nodeOptions.start(home, "target/bench/read-node", out)) {
             TableDef def = Definitions.parse("""
                     {"keyspace": "bench_read", "table": "revisions",
                      "attributes": {"key": "string", "tid": "timeuuid", "length": "varint", "value": "string"},

@@ -50,14 +50,8 @@ public final class BenchRepairCommand implements Callable<Integer> {
     @Option(names = "--quick", description = "15 s phases and 60k rows for the rebuild instead of 45 s and 200k.")
     boolean quick;
 
-    @Option(names = "--address", paramLabel = "IP", defaultValue = "127.0.0.1", description = "Address of the node (default: ${DEFAULT-VALUE}).")
-    String address;
-
-    @Option(names = "--jmx-port", paramLabel = "PORT", defaultValue = "7199", description = "JMX port of the node (default: ${DEFAULT-VALUE}).")
-    int jmxPort;
-
-    @Option(names = "--work", paramLabel = "DIR", description = "Node directory (default: target/bench/repair-node, wiped).")
-    Path work;
+    @picocli.CommandLine.Mixin
+    NodeOptions nodeOptions;
 
     @Spec
     CommandSpec spec;
@@ -75,11 +69,8 @@ public final class BenchRepairCommand implements Callable<Integer> {
         int phase = quick ? 15 : 45;
         int rebuildRows = quick ? 60_000 : 200_000;
         Path home = Path.of(System.getProperty("gsi.home", ".")).toAbsolutePath().normalize();
-        Path workDir = (work == null ? home.resolve("target/bench/repair-node") : work).toAbsolutePath().normalize();
-        out.println("starting a node in " + workDir + "...");
-        out.flush();
         ObjectNode root = new ObjectMapper().createObjectNode();
-        try (BenchNode node = BenchNode.start(workDir, address, jmxPort)) {
+        try (BenchNode node = nodeOptions.start(home, "target/bench/repair-node", out)) {
             TableDef lagDef = Definitions.parse(DEF.formatted("bench_lag"), "bench_lag");
             TableDef rebuildDef = Definitions.parse(DEF.formatted("bench_rebuild"), "bench_rebuild");
             node.apply(lagDef);

@@ -19,6 +19,15 @@ public final class ConnectionOptions {
             description = "Contact point; repeat for several. Overrides cassandra.contact_points of the config.")
     List<String> contactPoints;
 
+    /** A driver session for {@code config}; a cluster that cannot be reached is a one-line command failure. */
+    public static com.datastax.oss.driver.api.core.CqlSession open(GsiConfig config) {
+        try {
+            return io.cassandragsi.repair.config.CqlSessions.open(config);
+        } catch (io.cassandragsi.repair.config.CassandraUnavailableException e) {
+            throw new CommandFailedException(e.getMessage(), e);
+        }
+    }
+
     /** The config file (or the defaults) with the command-line overrides applied. */
     public GsiConfig load() {
         GsiConfig cfg = config == null ? GsiConfig.defaults() : ConfigLoader.load(config);

@@ -1,8 +1,6 @@
 package io.cassandragsi.repair.cli;
 
 import com.datastax.oss.driver.api.core.CqlSession;
-import io.cassandragsi.repair.config.CassandraUnavailableException;
-import io.cassandragsi.repair.config.CqlSessions;
 import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.read.IndexReader;
 import io.cassandragsi.repair.read.ReadException;
@@ -65,12 +63,7 @@ public final class QueryCommand implements Callable<Integer> {
         }
         GsiConfig config = connection.load();
         PrintWriter out = spec.commandLine().getOut();
-        CqlSession session;
-        try {
-            session = CqlSessions.open(config);
-        } catch (CassandraUnavailableException e) {
-            throw new CommandFailedException(e.getMessage(), e);
-        }
+        CqlSession session = ConnectionOptions.open(config);
         try (session; IndexReader reader = new IndexReader(session, new Catalog(session), null, config.consistency().read(), null, 16)) {
             IndexReader.Query q = new IndexReader.Query(table.substring(0, dot), table.substring(dot + 1), index, values, gt, ge, lt, le,
                     limit, null, consistent, asOf);

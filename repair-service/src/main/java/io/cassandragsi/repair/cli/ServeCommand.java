@@ -1,7 +1,6 @@
 package io.cassandragsi.repair.cli;
 
 import com.datastax.oss.driver.api.core.CqlSession;
-import io.cassandragsi.repair.config.CassandraUnavailableException;
 import io.cassandragsi.repair.config.CqlSessions;
 import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.service.GsiServer;
@@ -28,12 +27,7 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         GsiConfig config = connection.load();
         PrintWriter out = spec.commandLine().getOut();
-        CqlSession session;
-        try {
-            session = CqlSessions.open(config);
-        } catch (CassandraUnavailableException e) {
-            throw new CommandFailedException(e.getMessage(), e);
-        }
+        CqlSession session = ConnectionOptions.open(config);
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
         try (session; GsiServer server = new GsiServer(session, config)) {
