@@ -23,6 +23,7 @@ import org.apache.cassandra.schema.TableId;
 import org.apache.cassandra.schema.TableMetadata;
 import org.apache.cassandra.service.StorageProxy;
 import org.apache.cassandra.transport.Dispatcher;
+import org.apache.cassandra.triggers.TriggerExecutor;
 import org.apache.cassandra.utils.FBUtilities;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,7 +48,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
 
     private final Map<TableId, CompiledTable> cache = new ConcurrentHashMap<>();
     private final TriggerMetrics metrics = TriggerMetrics.register();
-    private static final StackWalker WALKER = StackWalker.getInstance();
+    private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
     public IndexTrigger() {
         LOG.info("gsi trigger loaded");
@@ -224,10 +225,14 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
     /**
      * True when Cassandra called the trigger from {@code StorageProxy.mutateWithTriggers}, which
      * applies what it returns in a logged batch; false on the CAS path, which rejects mutations
-     * for other partitions. Looks at a handful of frames only.
+     * for other partitions. Looks past our own frames and Cassandra's TriggerExecutor to the first
+     * caller, comparing classes by reference: only that one frame's method name is resolved.
      */
     static boolean onBatchlogPath() {
-        return WALKER.walk(frames -> frames.limit(8).anyMatch(f -> f.getMethodName().equals("mutateWithTriggers")
-                && f.getClassName().equals("org.apache.cassandra.service.StorageProxy")));
+        return WALKER.walk(frames -> frames.limit(12)
+                .filter(f -> f.getDeclaringClass() != IndexTrigger.class && f.getDeclaringClass() != TriggerExecutor.class)
+                .findFirst()
+                .map(f -> f.getDeclaringClass() == StorageProxy.class && f.getMethodName().equals("mutateWithTriggers"))
+                .orElse(false));
     }
 }
