@@ -137,9 +137,11 @@ public final class QueueConsumer implements AutoCloseable {
     private void run(ShardWorker w) {
         while (w.running) {
             try {
-                boolean worked = w.step(System.currentTimeMillis());
-                if (!worked) {
-                    Thread.sleep(pollInterval.toMillis());
+                long start = System.currentTimeMillis();
+                boolean backlog = w.step(start);
+                long rest = pollInterval.toMillis() - (System.currentTimeMillis() - start);
+                if (!backlog && rest > 0) {
+                    Thread.sleep(rest); // one poll per interval, however much each found
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

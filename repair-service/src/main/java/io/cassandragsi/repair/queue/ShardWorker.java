@@ -25,17 +25,22 @@ import org.slf4j.LoggerFactory;
 /**
  * Consumes one shard of the work queue, at least once.
  *
- * <p>Reads new markers from its position (bucket, last id) onwards; every {@link #SWEEP_EVERY}
- * re-reads the last {@link #GRACE} for markers that arrived late with older ids (batchlog replay,
- * clock skew) and processes those it has not seen. The durable checkpoint trails the oldest
- * unfinished marker by the grace period, so a restarted worker (after kill -9 too) reprocesses a
- * little and loses nothing: every write is idempotent.
+ * <p>Reads each marker once on the fast path: from its position (bucket, last id) up to ids
+ * {@link #SETTLE} old, because markers become visible a little out of id order (the trigger takes
+ * the id before the batch is applied, and concurrent batches finish in any order). Markers that
+ * become visible later still are caught by two sweeps that process only what was not seen: every
+ * {@link #SHORT_SWEEP_EVERY} over the last {@link #SHORT_SWEEP_SPAN}, and every
+ * {@link #SWEEP_EVERY} over the last {@link #GRACE} (batchlog replay, clock skew). The durable
+ * checkpoint trails the oldest unfinished marker by the grace period, so a restarted worker (after
+ * kill -9 too) reprocesses a little and loses nothing: every write is idempotent.
  */
 final class ShardWorker {
     private static final Logger LOG = LoggerFactory.getLogger(ShardWorker.class);
     static final Duration GRACE = Duration.ofSeconds(20);
-    /** How far back each poll re-reads its bucket for markers that became visible out of id order. */
-    static final Duration REREAD = Duration.ofMillis(1000);
+    /** The fast path reads markers at least this old: almost all are visible by then. */
+    static final Duration SETTLE = Duration.ofMillis(50);
+    static final Duration SHORT_SWEEP_EVERY = Duration.ofSeconds(1);
+    static final Duration SHORT_SWEEP_SPAN = Duration.ofSeconds(3);
     static final Duration SWEEP_EVERY = Duration.ofSeconds(10);
     static final Duration CHECKPOINT_EVERY = Duration.ofSeconds(2);
     /** A CAS write not visible to a SERIAL read this long after its marker never applied. */
@@ -60,6 +65,7 @@ final class ShardWorker {
     private final List<Pending> pending = new ArrayList<>();
     private final Set<UUID> pendingIds = new HashSet<>();
     private long lastSweep;
+    private long lastShortSweep;
     private long resumedAt;
     private long lastCheckpoint;
     private Instant lastCheckpointValue;
@@ -90,25 +96,20 @@ final class ShardWorker {
         LOG.debug("shard {}: resuming from {}", shard, from);
     }
 
-    /** One round; returns true when it found work (so the caller polls again at once). */
+    /** One round; returns true when it found a backlog (so the caller polls again at once). */
     boolean step(long nowMillis) {
         List<Marker> batch = new ArrayList<>();
         long nowBucket = settings.bucketOf(nowMillis);
+        UUID upTo = Tids.maxAtTicks((nowMillis - SETTLE.toMillis()) * 10_000L);
         boolean full = false;
         while (true) {
-            // Re-read the last REREAD of the bucket: markers become visible in a different order
-            // than their ids (concurrent batches), and the seen-set drops the repeats.
-            UUID cursor = rereadStart();
             int read = 0;
             while (true) {
-                List<Marker> got = queue.read(shard, bucket, cursor, cl);
+                List<Marker> got = queue.read(shard, bucket, afterId, upTo, cl);
                 batch.addAll(got);
                 read += got.size();
                 if (!got.isEmpty()) {
-                    cursor = got.get(got.size() - 1).id();
-                    if (Tids.compare(cursor, afterId) > 0) {
-                        afterId = cursor;
-                    }
+                    afterId = got.get(got.size() - 1).id();
                 }
                 if (got.size() < QueueStore.READ_LIMIT) {
                     break;
@@ -121,26 +122,30 @@ final class ShardWorker {
             if (full) {
                 break;
             }
-            if (bucket < nowBucket) {
+            if (bucket < nowBucket && settings.bucketOf(nowMillis - SETTLE.toMillis()) > bucket) {
                 bucket++;
                 afterId = BEFORE_ALL;
                 continue;
             }
             break;
         }
-        boolean worked = processNew(batch, nowMillis);
+        processNew(batch, nowMillis);
         if (nowMillis - lastSweep >= SWEEP_EVERY.toMillis()) {
-            worked |= processNew(sweep(nowMillis), nowMillis);
+            processNew(sweep(nowMillis - GRACE.toMillis() - SWEEP_EVERY.toMillis()), nowMillis);
             lastSweep = nowMillis;
+            lastShortSweep = nowMillis;
+        } else if (nowMillis - lastShortSweep >= SHORT_SWEEP_EVERY.toMillis()) {
+            processNew(sweep(nowMillis - SHORT_SWEEP_SPAN.toMillis()), nowMillis);
+            lastShortSweep = nowMillis;
         }
-        worked |= retryDue(nowMillis);
+        retryDue(nowMillis);
         oldestUnfinished = pending.stream().mapToLong(p -> markerMillis(p.group.oldestMarker())).min().orElse(0);
         pruneSeen(nowMillis);
         if (nowMillis - lastCheckpoint >= CHECKPOINT_EVERY.toMillis()) {
             checkpoint(nowMillis);
             lastCheckpoint = nowMillis;
         }
-        return worked || full;
+        return full;
     }
 
     /** Processes the markers not seen before; true when there were any. */
@@ -155,25 +160,16 @@ final class ShardWorker {
         return true;
     }
 
-    /** Where the fast path reads from: {@link #REREAD} before the newest id read, within the bucket. */
-    private UUID rereadStart() {
-        if (afterId == BEFORE_ALL) {
-            return BEFORE_ALL;
-        }
-        long ticks = WriteTimestamps.of(afterId) - REREAD.toMillis() * 10_000L;
-        long bucketStart = bucket * settings.bucketSeconds() * 1000L * 10_000L;
-        return ticks <= bucketStart ? BEFORE_ALL : Tids.minAtTicks(ticks);
-    }
-
-    private List<Marker> sweep(long nowMillis) {
+    /** Markers from {@code fromMillis} up to the fast path's position that were not seen yet. */
+    private List<Marker> sweep(long fromMillis) {
         // never before where this worker resumed: what lies before was its predecessor's
-        long from = Math.max(nowMillis - GRACE.toMillis() - SWEEP_EVERY.toMillis(), resumedAt);
+        long from = Math.max(fromMillis, resumedAt);
         UUID fromId = Tids.minAtTicks(from * 10_000L);
         List<Marker> late = new ArrayList<>();
         for (long b = settings.bucketOf(from); b <= bucket; b++) {
             UUID after = b == settings.bucketOf(from) ? fromId : BEFORE_ALL;
             while (true) {
-                List<Marker> got = queue.read(shard, b, after, cl);
+                List<Marker> got = queue.read(shard, b, after, null, cl);
                 for (Marker m : got) {
                     boolean beyondPosition = b == bucket && Tids.compare(m.id(), afterId) > 0;
                     if (!beyondPosition && !seen.containsKey(m.id()) && !isPending(m.id())) {

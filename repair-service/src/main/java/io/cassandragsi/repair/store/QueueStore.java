@@ -18,6 +18,7 @@ import java.util.UUID;
 public final class QueueStore {
     private final CqlSession session;
     private final PreparedStatement after;
+    private final PreparedStatement between;
     private final PreparedStatement write;
     private final QueueLayout.Settings settings;
     private final String keyspace;
@@ -37,6 +38,8 @@ public final class QueueStore {
                 com.datastax.oss.driver.api.core.CqlIdentifier.fromCql("comment"), "{}").toString());
         this.after = session.prepare("SELECT id, keyspace_name, table_name, pk, ck, tid_min, tid_max, flags FROM " + table
                 + " WHERE shard = ? AND bucket = ? AND id > ? LIMIT 5000");
+        this.between = session.prepare("SELECT id, keyspace_name, table_name, pk, ck, tid_min, tid_max, flags FROM " + table
+                + " WHERE shard = ? AND bucket = ? AND id > ? AND id <= ? LIMIT 5000");
         this.write = session.prepare("INSERT INTO " + table
                 + " (shard, bucket, id, keyspace_name, table_name, pk, ck, tid_min, tid_max, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     }
@@ -52,10 +55,14 @@ public final class QueueStore {
     /** At most this many markers per read. */
     public static final int READ_LIMIT = 5000;
 
-    /** Markers of one shard and bucket with an id after {@code afterId}, in id order, at most {@link #READ_LIMIT}. */
-    public List<Marker> read(int shard, long bucket, UUID afterId, ConsistencyLevel cl) {
+    /**
+     * Markers of one shard and bucket with an id after {@code afterId} and not after {@code upTo}
+     * (null: no upper bound), in id order, at most {@link #READ_LIMIT}.
+     */
+    public List<Marker> read(int shard, long bucket, UUID afterId, UUID upTo, ConsistencyLevel cl) {
         List<Marker> out = new ArrayList<>();
-        for (Row r : session.execute(after.bind(shard, bucket, afterId).setConsistencyLevel(cl).setPageSize(2000))) {
+        var stmt = upTo == null ? after.bind(shard, bucket, afterId) : between.bind(shard, bucket, afterId, upTo);
+        for (Row r : session.execute(stmt.setConsistencyLevel(cl).setPageSize(2000))) {
             out.add(new Marker(r.getUuid(0), r.getString(1), r.getString(2), r.getByteBuffer(3), r.getByteBuffer(4),
                     r.getUuid(5), r.getUuid(6), r.getInt(7)));
         }
