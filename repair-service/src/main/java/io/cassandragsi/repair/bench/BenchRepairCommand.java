@@ -35,9 +35,11 @@ import picocli.CommandLine.Spec;
  * rebuild goes, on one local node in one run.
  *
  * <p>Lag: first the maximum indexed write rate (128 in flight), then a sustained load at half of
- * it where every write moves its key to another indexed value; for one write in 20 the time from
- * the write's acknowledgement until the old entry's {@code _deleted} is readable (polled every 2
- * ms) is recorded. Rebuild: rows/s of {@code rebuild} over the table, next to the rate of inserting
+ * it where every write moves its key to another indexed value; for one write in
+ * {@value #SAMPLE_EVERY} the time from the write's acknowledgement until the old entry's
+ * {@code _deleted} is readable (polled every {@value #POLL_MILLIS} ms) is recorded. The polls stay
+ * a small load next to the writes: polling many samples every few milliseconds would itself slow
+ * the node down and lengthen the lag it measures. Rebuild: rows/s of {@code rebuild} over the table, next to the rate of inserting
  * the same number of rows into an unindexed table.
  */
 @Command(name = "repair", mixinStandardHelpOptions = true, sortOptions = false,
@@ -92,6 +94,9 @@ public final class BenchRepairCommand implements Callable<Integer> {
         return GsiCommand.OK;
     }
 
+    static final int SAMPLE_EVERY = 50;
+    static final int POLL_MILLIS = 10;
+
     private void lag(BenchNode node, GsiServer server, int phase, PrintWriter out, ObjectNode root) throws Exception {
         PreparedStatement insert = node.session.prepare("INSERT INTO bench_lag.revisions (key, tid, length, value) VALUES (?, ?, ?, ?)");
         PreparedStatement deleted = node.session.prepare(
@@ -121,7 +126,7 @@ public final class BenchRepairCommand implements Callable<Integer> {
         out.flush();
         awaitDrained(server, out);
 
-        // sustained load at half of it, sampling the lag of one write in 20: every 2 ms one
+        // sustained load at half of it, sampling the lag of one write in SAMPLE_EVERY: every POLL_MILLIS one
         // asynchronous read per pending sample, so a slow sample never delays another
         double rate = max / 2;
         long intervalNanos = (long) (1e9 / rate);
@@ -144,7 +149,7 @@ public final class BenchRepairCommand implements Callable<Integer> {
             long old = lengths[k];
             lengths[k] = (lengths[k] + 1) % 1000;
             UUID tid = Uuids.timeBased();
-            boolean sample = i++ % 20 == 0;
+            boolean sample = i++ % SAMPLE_EVERY == 0;
             inFlight.acquire();
             node.session.executeAsync(insert.bind("key-" + k, tid, BigInteger.valueOf(lengths[k]), value)).whenComplete((r, e) -> {
                 inFlight.release();
@@ -163,8 +168,8 @@ public final class BenchRepairCommand implements Callable<Integer> {
             p50 = lag.percentileMillis(50);
             p99 = lag.percentileMillis(99);
         }
-        out.printf(Locale.ROOT, "repair lag at %.0f writes/s (half the maximum): p50 %.1f ms, p99 %.1f ms over %d samples (%d not seen in 30 s)%n",
-                rate, p50, p99, lag.size(), lost.get());
+        out.printf(Locale.ROOT, "repair lag at %.0f writes/s (half the maximum): p50 %.1f ms, p99 %.1f ms over %d samples (%d not seen in 30 s; polled every %d ms)%n",
+                rate, p50, p99, lag.size(), lost.get(), POLL_MILLIS);
         out.flush();
         root.putObject("lag").put("max_writes_per_s", Math.round(max)).put("load_writes_per_s", Math.round(rate))
                 .put("p50_ms", Math.round(p50 * 10) / 10.0).put("p99_ms", Math.round(p99 * 10) / 10.0).put("samples", lag.size())
@@ -190,7 +195,7 @@ public final class BenchRepairCommand implements Callable<Integer> {
 
     private record Sample(BigInteger oldLength, String key, UUID tid, long ackedNanos) {}
 
-    /** Polls every pending sample every 2 ms until its old entry's _deleted is the sample's tid (or 30 s pass). */
+    /** Polls every pending sample every {@value #POLL_MILLIS} ms until its old entry's _deleted is the sample's tid (or 30 s pass). */
     private static void poll(BenchNode node, PreparedStatement deleted, java.util.Queue<Sample> pending, Latencies lag, AtomicLong lost,
             java.util.concurrent.atomic.AtomicBoolean writing) {
         java.util.List<Sample> open = new java.util.ArrayList<>();
@@ -226,7 +231,7 @@ public final class BenchRepairCommand implements Callable<Integer> {
             }
             open = still;
             try {
-                Thread.sleep(2);
+                Thread.sleep(POLL_MILLIS);
             } catch (InterruptedException e) {
                 return;
             }

@@ -30,6 +30,7 @@ public final class BaseTable {
     private final PreparedStatement before;
     private final PreparedStatement after;
     private final PreparedStatement atOrBefore;
+    private final PreparedStatement versionAndBefore;
     private final PreparedStatement partition;
     private final int rowKeySize;
 
@@ -48,6 +49,7 @@ public final class BaseTable {
         this.before = session.prepare(select + whereRow + " AND " + tid + " < ?" + orderBy(false) + " LIMIT 1");
         this.after = session.prepare(select + whereRow + " AND " + tid + " > ?" + orderBy(true) + " LIMIT 1");
         this.atOrBefore = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false) + " LIMIT 1");
+        this.versionAndBefore = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false) + " LIMIT 2");
         this.partition = session.prepare(select + " WHERE "
                 + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND ")));
     }
@@ -97,6 +99,15 @@ public final class BaseTable {
      * the range is in the list.
      */
     public List<Versions.Version> neighbourhood(List<ByteBuffer> rowKey, UUID min, UUID max, ConsistencyLevel cl) {
+        if (min.equals(max)) {
+            // one version (the common marker): itself and the one before in one read, the one after in another
+            var pUpTo = fetchAsync(bind(versionAndBefore, rowKey, cl, max));
+            var pAfter = fetchAsync(bind(after, rowKey, cl, max));
+            List<Versions.Version> out = new ArrayList<>(pUpTo.join());
+            out.sort(Versions.ASCENDING);
+            out.addAll(pAfter.join());
+            return out;
+        }
         // the three reads go out together: one round trip instead of three
         var pBefore = fetchAsync(bind(before, rowKey, cl, min));
         var pRange = fetchAsync(bind(inRange, rowKey, cl, min, max));
