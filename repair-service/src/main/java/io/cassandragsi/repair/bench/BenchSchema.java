@@ -75,6 +75,12 @@ final class BenchSchema {
                     case SAI -> out.add("CREATE INDEX IF NOT EXISTS " + TABLE + "_a_sai ON " + ks + "." + TABLE + " (a) USING 'sai';");
                     case LOGGED_BATCH -> out.add("CREATE TABLE IF NOT EXISTS " + ks + "." + BATCH_INDEX_TABLE + " (\n"
                             + "  a text,\n  key text,\n  value text,\n  tid timeuuid,\n  PRIMARY KEY ((a), key)\n);");
+                    case BATCH_AS_TRIGGER -> {
+                        out.add("CREATE TABLE IF NOT EXISTS " + ks + "." + BATCH_INDEX_TABLE + " (\n"
+                                + "  a text,\n  key text,\n  value text,\n  \"_tid\" timeuuid,\n  \"_deleted\" timeuuid,\n"
+                                + "  PRIMARY KEY ((a), key)\n);");
+                        out.add(QueueLayout.createTable(ks, QueueLayout.Settings.defaults()));
+                    }
                     default -> {
                         // UNINDEXED: the base table alone
                     }
@@ -130,6 +136,7 @@ final class BenchSchema {
                     new Probe("SELECT key FROM " + ks + ".mv_" + TABLE + "_by_" + attr + " WHERE " + attr + " = ? LIMIT 1", attr)));
             case SAI -> out.add(new Probe("SELECT key FROM " + ks + "." + TABLE + " WHERE a = ? LIMIT 1", "a"));
             case LOGGED_BATCH -> out.add(new Probe("SELECT tid FROM " + ks + "." + BATCH_INDEX_TABLE + " WHERE a = ? LIMIT 1", "a"));
+            case BATCH_AS_TRIGGER -> out.add(new Probe("SELECT \"_tid\" FROM " + ks + "." + BATCH_INDEX_TABLE + " WHERE a = ? LIMIT 1", "a"));
             default -> {
                 // UNINDEXED, TRIGGER_ONLY: the base row alone
             }
@@ -145,6 +152,18 @@ final class BenchSchema {
     /** The index row the client writes in the {@link Variant#LOGGED_BATCH} variant. */
     static String insertBatchIndex(Variant variant) {
         return "INSERT INTO " + variant.keyspace() + "." + BATCH_INDEX_TABLE + " (a, key, value, tid) VALUES (?, ?, ?, ?)";
+    }
+
+    /** The index entry the client writes in the {@link Variant#BATCH_AS_TRIGGER} variant, as the trigger would. */
+    static String insertTriggerLikeEntry(Variant variant) {
+        return "INSERT INTO " + variant.keyspace() + "." + BATCH_INDEX_TABLE + " (a, key, value, \"_tid\", \"_deleted\")"
+                + " VALUES (?, ?, ?, ?, null) USING TIMESTAMP ?";
+    }
+
+    /** The marker the client writes in the {@link Variant#BATCH_AS_TRIGGER} variant, as the trigger would. */
+    static String insertMarker(Variant variant) {
+        return "INSERT INTO " + variant.keyspace() + "." + QueueLayout.TABLE
+                + " (shard, bucket, id, keyspace_name, table_name, pk, ck, tid_min, tid_max, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
     }
 
     /**

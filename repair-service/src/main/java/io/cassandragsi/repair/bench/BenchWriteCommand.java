@@ -80,7 +80,8 @@ public final class BenchWriteCommand implements Callable<Integer> {
 
     @Option(names = "--variants", paramLabel = "LIST",
             description = "Comma-separated variants in the order of a round (default: unindexed,gsi-1,gsi-3,mv,mv-3,sai,logged-batch;"
-                    + " also: trigger-only, the trigger installed on a table without index tables).")
+                    + " also the profiling aids trigger-only, the trigger installed on a table without index tables, and"
+                    + " batch-as-trigger, a client logged batch of exactly the mutations gsi-1's trigger adds).")
     String variants;
 
     @Option(names = "--settle-seconds", paramLabel = "S",

@@ -24,7 +24,15 @@ enum Variant {
      * index tables, so it compiles to "nothing to do" and returns nothing; the write stays off the
      * batchlog. The difference to {@link #UNINDEXED} is the price of merely having a trigger.
      */
-    TRIGGER_ONLY("trigger-only", false, "our trigger installed, no index tables: it returns nothing (profiling aid)");
+    TRIGGER_ONLY("trigger-only", false, "our trigger installed, no index tables: it returns nothing (profiling aid)"),
+    /**
+     * A profiling aid, not in the default set: the client writes in one LOGGED batch exactly what
+     * gsi-1's batch holds (the base row, an index entry with {@code _tid} and a null
+     * {@code _deleted} at TS(tid), and a marker row in a queue-shaped table with a TTL), without a
+     * trigger. gsi-1 minus this is the price of the trigger itself; this minus logged-batch is the
+     * price of the marker.
+     */
+    BATCH_AS_TRIGGER("batch-as-trigger", false, "client-side LOGGED batch of the 3 mutations gsi-1's batch holds (profiling aid)");
 
     private final String label;
     private final boolean byDefault;

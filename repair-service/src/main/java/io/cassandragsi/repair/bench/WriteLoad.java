@@ -6,8 +6,14 @@ import com.datastax.oss.driver.api.core.cql.BatchType;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import com.datastax.oss.driver.api.core.uuid.Uuids;
+import io.cassandragsi.index.Composite;
+import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.repair.cli.CommandFailedException;
+import io.cassandragsi.schema.QueueLayout;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +41,9 @@ final class WriteLoad {
     /** The writer of a variant: the base row, plus the client's index row in a logged batch for that variant. */
     Writer writer(Variant variant) {
         PreparedStatement base = session.prepare(BenchSchema.insertBase(variant));
+        if (variant == Variant.BATCH_AS_TRIGGER) {
+            return triggerLikeWriter(variant, base);
+        }
         if (variant != Variant.LOGGED_BATCH) {
             return (w, tid) -> base.bind(w.key(), tid, w.a(), w.b(), w.c(), w.value());
         }
@@ -42,6 +51,22 @@ final class WriteLoad {
         return (w, tid) -> BatchStatement.newInstance(BatchType.LOGGED,
                 base.bind(w.key(), tid, w.a(), w.b(), w.c(), w.value()),
                 index.bind(w.a(), w.key(), w.value(), tid));
+    }
+
+    /** Base row, index entry at TS(tid) and marker (TTL from the table), as gsi-1's trigger batch holds them. */
+    private Writer triggerLikeWriter(Variant variant, PreparedStatement base) {
+        PreparedStatement entry = session.prepare(BenchSchema.insertTriggerLikeEntry(variant));
+        PreparedStatement marker = session.prepare(BenchSchema.insertMarker(variant));
+        QueueLayout.Settings queue = QueueLayout.Settings.defaults();
+        return (w, tid) -> {
+            ByteBuffer pk = ByteBuffer.wrap(w.key().getBytes(StandardCharsets.UTF_8));
+            int shard = QueueLayout.shardOf(variant.keyspace(), BenchSchema.TABLE, pk, queue.shards());
+            return BatchStatement.newInstance(BatchType.LOGGED,
+                    base.bind(w.key(), tid, w.a(), w.b(), w.c(), w.value()),
+                    entry.bind(w.a(), w.key(), w.value(), tid, WriteTimestamps.of(tid)),
+                    marker.bind(shard, queue.bucketOf(System.currentTimeMillis()), Uuids.timeBased(), variant.keyspace(),
+                            BenchSchema.TABLE, pk, Composite.encode(List.of()), tid, tid, 0));
+        };
     }
 
     /** What a run counted within its time (writes acknowledged later are not counted). */

@@ -61,6 +61,18 @@ class BenchSchemaTest {
     }
 
     @Test
+    void should_write_in_the_batch_as_trigger_variant_what_the_trigger_writes() {
+        List<String> cql = cql(Variant.BATCH_AS_TRIGGER);
+        assertThat(cql).noneMatch(s -> s.contains("CREATE TRIGGER"));
+        assertThat(cql).anyMatch(s -> s.contains("bench_batch_as_trigger.idx_revisions_by_a") && s.contains("_deleted timeuuid"));
+        assertThat(cql).last().asString().startsWith("CREATE TABLE IF NOT EXISTS bench_batch_as_trigger.queue (")
+                .contains("default_time_to_live = " + io.cassandragsi.schema.QueueLayout.DEFAULT_TTL_SECONDS);
+        assertThat(BenchSchema.insertTriggerLikeEntry(Variant.BATCH_AS_TRIGGER)).contains("USING TIMESTAMP ?").contains("null)");
+        assertThat(BenchSchema.insertMarker(Variant.BATCH_AS_TRIGGER)).startsWith("INSERT INTO bench_batch_as_trigger.queue ");
+        assertThat(BenchSchema.flushTargets(Variant.BATCH_AS_TRIGGER)).containsExactly("bench_batch_as_trigger", "system.batches");
+    }
+
+    @Test
     void should_flush_the_queue_only_after_trigger_variants() {
         assertThat(BenchSchema.flushTargets(Variant.GSI_3)).containsExactly("bench_gsi_3", "gsi.queue", "system.batches");
         assertThat(BenchSchema.flushTargets(Variant.MV)).containsExactly("bench_mv", "system.batches");

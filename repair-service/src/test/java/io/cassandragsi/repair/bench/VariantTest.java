@@ -22,7 +22,7 @@ class VariantTest {
     void should_name_the_valid_variants_when_one_is_unknown() {
         assertThatThrownBy(() -> Variant.parseList("gsi-1,gsi1"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("unknown variant 'gsi1' (variants: unindexed, gsi-1, gsi-3, mv, mv-3, sai, logged-batch, trigger-only)");
+                .hasMessage("unknown variant 'gsi1' (variants: unindexed, gsi-1, gsi-3, mv, mv-3, sai, logged-batch, trigger-only, batch-as-trigger)");
         assertThatThrownBy(() -> Variant.parseList("mv,mv")).hasMessage("variant 'mv' is listed twice");
         assertThatThrownBy(() -> Variant.parseList("mv,")).hasMessageStartingWith("empty variant name");
     }
