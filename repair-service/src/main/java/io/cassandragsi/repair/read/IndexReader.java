@@ -41,8 +41,9 @@ import java.util.stream.Collectors;
  * Index reads (DESIGN.md section 4), for the HTTP API and for JVM users in-process.
  *
  * <p>Eventual reads answer from the index alone at query time q: an entry whose {@code _deleted}
- * is at or before q is not a match; one whose {@code _tid} is after q is checked against the base
- * version current at q; the rest match as stored. Consistent reads check every candidate against
+ * is at or before q is not a match; one whose {@code _tid} is after q, or whose {@code _deleted} is
+ * after q (as-of reads in the past), is checked against the base version current at q; the rest
+ * match as stored. Consistent reads check every candidate against
  * the base version current at q (concurrently, bounded), drop false positives and queue read
  * repair for entries that claimed a match the base denies. Items come in index order; the {@code
  * next} token resumes exactly after the last index row consumed, so pages never repeat or skip.
@@ -353,7 +354,11 @@ public final class IndexReader implements AutoCloseable {
                 out.add(CompletableFuture.completedFuture(null));
                 continue;
             }
-            boolean claims = tid != null && Tids.compare(tid, q) <= 0;
+            // An entry deleted after q (an as-of read in the past) is checked against the base: its
+            // _deleted can name a later non-matching version than the exact one when a version
+            // arrived late, and last-write-wins keeps the later. The base knows; repair cannot help.
+            boolean deletedAfterQ = deleted != null;
+            boolean claims = tid != null && Tids.compare(tid, q) <= 0 && !deletedAfterQ;
             if (!consistent && claims) {
                 entry.put(tidName, tid == null ? null : Tids.bytes(tid));
                 out.add(CompletableFuture.completedFuture(item(table, index, entry)));
