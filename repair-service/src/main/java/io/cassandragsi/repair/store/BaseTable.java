@@ -15,6 +15,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
 /**
@@ -69,6 +70,10 @@ public final class BaseTable {
     }
 
     private BoundStatement bind(PreparedStatement ps, List<ByteBuffer> rowKey, ConsistencyLevel cl, UUID... tids) {
+        return bind(ps, rowKey, cl, 1000, tids);
+    }
+
+    private BoundStatement bind(PreparedStatement ps, List<ByteBuffer> rowKey, ConsistencyLevel cl, int pageSize, UUID... tids) {
         if (rowKey.size() != rowKeySize) {
             throw new IllegalArgumentException("row key has " + rowKey.size() + " values, " + def.qualifiedName() + " needs " + rowKeySize);
         }
@@ -80,7 +85,7 @@ public final class BaseTable {
         for (UUID t : tids) {
             b.setUuid(i++, t);
         }
-        return b.setConsistencyLevel(cl).setPageSize(1000).build();
+        return b.setConsistencyLevel(cl).setPageSize(pageSize).build();
     }
 
     private List<Versions.Version> fetch(BoundStatement stmt) {
@@ -110,12 +115,12 @@ public final class BaseTable {
     }
 
     /** All rows of a statement (every page), asynchronously. */
-    private java.util.concurrent.CompletableFuture<List<Versions.Version>> fetchAsync(BoundStatement stmt) {
+    private CompletableFuture<List<Versions.Version>> fetchAsync(BoundStatement stmt) {
         List<Versions.Version> out = new ArrayList<>();
         return session.executeAsync(stmt).toCompletableFuture().thenCompose(rs -> collect(rs, out));
     }
 
-    private java.util.concurrent.CompletableFuture<List<Versions.Version>> collect(
+    private CompletableFuture<List<Versions.Version>> collect(
             com.datastax.oss.driver.api.core.cql.AsyncResultSet rs, List<Versions.Version> out) {
         for (Row row : rs.currentPage()) {
             out.add(Versions.of(row, def.attributes().size(), tidAttribute));
@@ -123,19 +128,28 @@ public final class BaseTable {
         if (rs.hasMorePages()) {
             return rs.fetchNextPage().toCompletableFuture().thenCompose(next -> collect(next, out));
         }
-        return java.util.concurrent.CompletableFuture.completedFuture(out);
+        return CompletableFuture.completedFuture(out);
     }
 
-    /** The version current at tid {@code q}: the one with the greatest tid not after q, or null. */
-    public Versions.Version currentAt(List<ByteBuffer> rowKey, UUID q, ConsistencyLevel cl) {
-        List<Versions.Version> v = fetch(bind(atOrBefore, rowKey, cl, q));
-        return v.isEmpty() ? null : v.get(0);
+    /**
+     * The version current at tid {@code q}: the one with the greatest tid not after q, or null.
+     * Asynchronous (reads check many candidates at once); safe to call from a driver thread.
+     */
+    public CompletableFuture<Versions.Version> currentAtAsync(List<ByteBuffer> rowKey, UUID q, ConsistencyLevel cl) {
+        return first(bind(atOrBefore, rowKey, cl, 1, q));
     }
 
-    /** The version with exactly this tid, or null. */
-    public Versions.Version version(List<ByteBuffer> rowKey, UUID tid, ConsistencyLevel cl) {
-        List<Versions.Version> v = fetch(bind(inRange, rowKey, cl, tid, tid));
-        return v.isEmpty() ? null : v.get(0);
+    /** The version with exactly this tid, or null; asynchronous like {@link #currentAtAsync}. */
+    public CompletableFuture<Versions.Version> versionAsync(List<ByteBuffer> rowKey, UUID tid, ConsistencyLevel cl) {
+        return first(bind(inRange, rowKey, cl, 1, tid, tid));
+    }
+
+    /** The first row of a statement that selects at most one, read with one request. */
+    private CompletableFuture<Versions.Version> first(BoundStatement stmt) {
+        return session.executeAsync(stmt).toCompletableFuture().thenApply(rs -> {
+            Row row = rs.one();
+            return row == null ? null : Versions.of(row, def.attributes().size(), tidAttribute);
+        });
     }
 
     /** Every version of every row in one partition, grouped by row (prefix), each ascending. */
