@@ -53,9 +53,10 @@ import java.util.stream.Collectors;
  * next} token resumes exactly after the last index row consumed, so pages never repeat or skip.
  *
  * <p>Every read is asynchronous ({@link #readAsync}; {@link #read} waits for it): the index page
- * and the base checks go out with the driver's {@code executeAsync}, at most {@code
- * checkConcurrency} checks in flight, and only as many candidates are checked as items are still
- * missing.
+ * and the base checks go out with the driver's {@code executeAsync}, the checks of a page all at
+ * once (one query per hundred rows where the base table allows it, else at most {@code
+ * checkConcurrency} single-row queries in flight), and only as many candidates are checked as
+ * items are still missing.
  */
 public final class IndexReader implements AutoCloseable {
     public static final int DEFAULT_LIMIT = 100;
@@ -383,7 +384,9 @@ public final class IndexReader implements AutoCloseable {
     /**
      * Decides a window of index rows: the item for each match, null for each non-match. Rows the
      * index alone decides are decided at once; the others are checked against the base table,
-     * asynchronously, at most {@code checkConcurrency} in flight.
+     * asynchronously: with one query per hundred rows where the table allows it ({@link
+     * io.cassandragsi.repair.store.BaseTable#readsManyCurrent}), else one query per row, at most
+     * {@code checkConcurrency} in flight.
      */
     private CompletableFuture<List<Map<String, Object>>> decide(Read read, List<Row> rows) {
         Catalog.Indexed table = read.table();
@@ -395,6 +398,8 @@ public final class IndexReader implements AutoCloseable {
         String tidName = table.definition.tid().name();
         List<Supplier<CompletableFuture<Map<String, Object>>>> decisions = new ArrayList<>(rows.size());
         boolean checks = false;
+        List<List<ByteBuffer>> current = new ArrayList<>();
+        CompletableFuture<List<Versions.Version>> batch = new CompletableFuture<>();
         for (Row r : rows) {
             List<ByteBuffer> key = new ArrayList<>(keySize);
             for (int k = 0; k < keySize; k++) {
@@ -432,11 +437,28 @@ public final class IndexReader implements AutoCloseable {
                 continue;
             }
             List<ByteBuffer> rowKey = rowKey(table.definition, index, key);
-            decisions.add(() -> {
-                baseChecks.increment();
-                return table.base.currentAtAsync(rowKey, q, cl).thenApply(v -> judgeCurrent(table, plan, key, rowKey, claims, tid, v));
-            });
+            if (table.base.readsManyCurrent()) {
+                int at = current.size();
+                current.add(rowKey);
+                decisions.add(() -> batch.thenApply(versions -> judgeCurrent(table, plan, key, rowKey, claims, tid, versions.get(at))));
+            } else {
+                decisions.add(() -> {
+                    baseChecks.increment();
+                    return table.base.currentAtAsync(rowKey, q, cl).thenApply(v -> judgeCurrent(table, plan, key, rowKey, claims, tid, v));
+                });
+            }
             checks = true;
+        }
+        if (!current.isEmpty()) {
+            // one query (per hundred rows) for every row whose current version is needed
+            baseChecks.add(current.size());
+            table.base.currentAtAllAsync(current, q, cl).whenComplete((versions, e) -> {
+                if (e == null) {
+                    batch.complete(versions);
+                } else {
+                    batch.completeExceptionally(e);
+                }
+            });
         }
         if (!checks) {
             List<Map<String, Object>> out = new ArrayList<>(decisions.size());

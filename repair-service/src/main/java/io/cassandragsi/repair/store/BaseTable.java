@@ -6,6 +6,7 @@ import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.type.codec.TypeCodecs;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.schema.Column;
 import io.cassandragsi.schema.Cql;
@@ -13,7 +14,9 @@ import io.cassandragsi.schema.Order;
 import io.cassandragsi.schema.TableDef;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
@@ -32,7 +35,13 @@ public final class BaseTable {
     private final PreparedStatement after;
     private final PreparedStatement atOrBefore;
     private final PreparedStatement partition;
+    /** The newest version at or before a tid in each of several rows, or null: see {@link #currentAtAllAsync}. */
+    private final PreparedStatement currentInPartitions;
     private final int rowKeySize;
+    private final int partitionKeyAttribute;
+
+    /** Rows asked for in one {@code IN} query at most. */
+    static final int ROWS_PER_QUERY = 100;
 
     public BaseTable(CqlSession session, TableDef def) {
         this.session = session;
@@ -51,6 +60,13 @@ public final class BaseTable {
         this.atOrBefore = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false) + " LIMIT 1");
         this.partition = session.prepare(select + " WHERE "
                 + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND ")));
+        // A row is one partition and the tid is stored descending: the first row of each partition
+        // at or before q is the version current at q, and one query can ask it of many partitions.
+        boolean oneRowPerPartition = def.partitionKey().size() == 1 && def.clusteringPrefix().isEmpty() && def.tid().order() == Order.DESC;
+        this.partitionKeyAttribute = new ArrayList<>(def.attributes().keySet()).indexOf(def.partitionKey().get(0).name());
+        this.currentInPartitions = oneRowPerPartition
+                ? session.prepare(select + " WHERE " + def.partitionKey().get(0).cqlName() + " IN ? AND " + tid + " <= ? PER PARTITION LIMIT 1")
+                : null;
     }
 
     public TableDef definition() {
@@ -137,6 +153,59 @@ public final class BaseTable {
      */
     public CompletableFuture<Versions.Version> currentAtAsync(List<ByteBuffer> rowKey, UUID q, ConsistencyLevel cl) {
         return first(bind(atOrBefore, rowKey, cl, 1, q));
+    }
+
+    /** Whether {@link #currentAtAllAsync} can ask for many rows at once. */
+    public boolean readsManyCurrent() {
+        return currentInPartitions != null;
+    }
+
+    /**
+     * The versions current at {@code q} of several rows, in the order of {@code rowKeys} (null where
+     * a row has none), with one query per {@value #ROWS_PER_QUERY} rows. Only for tables where
+     * {@link #readsManyCurrent}: a single partition-key column, no clustering before the tid, tids
+     * stored descending. Asynchronous.
+     */
+    public CompletableFuture<List<Versions.Version>> currentAtAllAsync(List<List<ByteBuffer>> rowKeys, UUID q, ConsistencyLevel cl) {
+        if (currentInPartitions == null) {
+            throw new IllegalStateException(def.qualifiedName() + " cannot read many rows in one query");
+        }
+        List<CompletableFuture<List<Versions.Version>>> parts = new ArrayList<>();
+        for (int from = 0; from < rowKeys.size(); from += ROWS_PER_QUERY) {
+            parts.add(currentInPartitions(rowKeys.subList(from, Math.min(rowKeys.size(), from + ROWS_PER_QUERY)), q, cl));
+        }
+        return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0])).thenApply(done -> {
+            List<Versions.Version> out = new ArrayList<>(rowKeys.size());
+            for (CompletableFuture<List<Versions.Version>> part : parts) {
+                out.addAll(part.join());
+            }
+            return out;
+        });
+    }
+
+    private CompletableFuture<List<Versions.Version>> currentInPartitions(List<List<ByteBuffer>> rowKeys, UUID q, ConsistencyLevel cl) {
+        List<ByteBuffer> keys = new ArrayList<>(rowKeys.size());
+        for (List<ByteBuffer> rowKey : rowKeys) {
+            if (rowKey.size() != 1) {
+                throw new IllegalArgumentException("row key has " + rowKey.size() + " values, " + def.qualifiedName() + " needs 1");
+            }
+            keys.add(rowKey.get(0).duplicate());
+        }
+        // a list of any type is serialized as a list of blobs: a count, then each value with its length
+        BoundStatement stmt = currentInPartitions.boundStatementBuilder()
+                .setBytesUnsafe(0, TypeCodecs.listOf(TypeCodecs.BLOB).encode(keys, session.getContext().getProtocolVersion()))
+                .setUuid(1, q).setConsistencyLevel(cl).setPageSize(rowKeys.size() + 1).build();
+        return fetchAsync(stmt).thenApply(found -> {
+            Map<ByteBuffer, Versions.Version> byKey = new HashMap<>();
+            for (Versions.Version v : found) {
+                byKey.put(v.values()[partitionKeyAttribute], v);
+            }
+            List<Versions.Version> out = new ArrayList<>(rowKeys.size());
+            for (List<ByteBuffer> rowKey : rowKeys) {
+                out.add(byKey.get(rowKey.get(0)));
+            }
+            return out;
+        });
     }
 
     /** The version with exactly this tid, or null; asynchronous like {@link #currentAtAsync}. */
