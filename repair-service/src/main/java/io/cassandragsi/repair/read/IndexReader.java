@@ -268,11 +268,19 @@ public final class IndexReader implements AutoCloseable {
             if (upper != null) {
                 b.setBytesUnsafe(bi++, upper.value);
             }
-            // a little more than the limit: entries that no longer match are skipped, more pages follow if needed
-            b.setPageSize(Math.min(MAX_LIMIT, limit + Math.max(10, limit / 4))).setConsistencyLevel(cl);
+            b.setPageSize(pageSize(limit)).setConsistencyLevel(cl);
             Read read = new Read(table, plan, b.build(), q, limit, query.consistent(), fingerprint);
             return page(read, firstState, firstSkip, new ArrayList<>());
         });
+    }
+
+    /**
+     * Index rows fetched per page: one more than the limit, so that a read whose matches all fit
+     * ends without a token, plus an eighth for entries that no longer match (more pages follow
+     * when that is not enough). Every row more costs time on the node, even when unused.
+     */
+    static int pageSize(int limit) {
+        return Math.min(MAX_LIMIT, limit + 1 + limit / 8);
     }
 
     /** Reads the index page at {@code state} and decides its rows from {@code skip} on; then the next page if needed. */
