@@ -13,6 +13,7 @@ import com.datastax.oss.driver.api.core.uuid.Uuids;
 import io.cassandragsi.index.Composite;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.Tids;
+import io.cassandragsi.repair.store.BaseTable;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.IndexTable;
 import io.cassandragsi.repair.store.QueueStore;
@@ -54,9 +55,9 @@ import java.util.stream.Collectors;
  *
  * <p>Every read is asynchronous ({@link #readAsync}; {@link #read} waits for it): the index page
  * and the base checks go out with the driver's {@code executeAsync}, the checks of a page all at
- * once (one query per hundred rows where the base table allows it, else at most {@code
- * checkConcurrency} single-row queries in flight), and only as many candidates are checked as
- * items are still missing.
+ * once (one query per ten rows where the base table allows it, else one per row; at most {@code
+ * checkConcurrency} queries in flight), and only as many candidates are checked as items are
+ * still missing.
  */
 public final class IndexReader implements AutoCloseable {
     public static final int DEFAULT_LIMIT = 100;
@@ -392,9 +393,9 @@ public final class IndexReader implements AutoCloseable {
     /**
      * Decides a window of index rows: the item for each match, null for each non-match. Rows the
      * index alone decides are decided at once; the others are checked against the base table,
-     * asynchronously: with one query per hundred rows where the table allows it ({@link
-     * io.cassandragsi.repair.store.BaseTable#readsManyCurrent}), else one query per row, at most
-     * {@code checkConcurrency} in flight.
+     * asynchronously: with one query per {@value BaseTable#ROWS_PER_QUERY} rows where the table
+     * allows it ({@link BaseTable#readsManyCurrent}), else one query per row; at most {@code
+     * checkConcurrency} queries in flight.
      */
     private CompletableFuture<List<Map<String, Object>>> decide(Read read, List<Row> rows) {
         Catalog.Indexed table = read.table();
@@ -458,14 +459,21 @@ public final class IndexReader implements AutoCloseable {
             checks = true;
         }
         if (!current.isEmpty()) {
-            // one query (per hundred rows) for every row whose current version is needed
+            // the rows whose current version is needed, a few per query, the queries side by side
             baseChecks.add(current.size());
-            table.base.currentAtAllAsync(current, q, cl).whenComplete((versions, e) -> {
-                if (e == null) {
-                    batch.complete(versions);
-                } else {
+            List<Supplier<CompletableFuture<List<Versions.Version>>>> queries = new ArrayList<>();
+            for (int from = 0; from < current.size(); from += BaseTable.ROWS_PER_QUERY) {
+                List<List<ByteBuffer>> part = current.subList(from, Math.min(current.size(), from + BaseTable.ROWS_PER_QUERY));
+                queries.add(() -> table.base.currentAtAllAsync(part, q, cl));
+            }
+            Bounded.run(queries, checkConcurrency).whenComplete((parts, e) -> {
+                if (e != null) {
                     batch.completeExceptionally(e);
+                    return;
                 }
+                List<Versions.Version> all = new ArrayList<>(current.size());
+                parts.forEach(all::addAll);
+                batch.complete(all);
             });
         }
         if (!checks) {

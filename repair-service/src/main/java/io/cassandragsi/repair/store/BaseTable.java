@@ -40,8 +40,13 @@ public final class BaseTable {
     private final int rowKeySize;
     private final int partitionKeyAttribute;
 
-    /** Rows asked for in one {@code IN} query at most. */
-    static final int ROWS_PER_QUERY = 100;
+    /**
+     * Rows asked for in one {@code IN} query at most. A node reads the partitions of one query one
+     * after another, so a larger check is split and its queries run side by side (same run, 100
+     * candidates: 10.4 ms in queries of 10 against 13.3 ms in one query of 100; 10 candidates: one
+     * query of 10, 2.35 ms, against ten single-row queries, 2.7 to 3.0 ms).
+     */
+    public static final int ROWS_PER_QUERY = 10;
 
     public BaseTable(CqlSession session, TableDef def) {
         this.session = session;
@@ -161,26 +166,19 @@ public final class BaseTable {
     }
 
     /**
-     * The versions current at {@code q} of several rows, in the order of {@code rowKeys} (null where
-     * a row has none), with one query per {@value #ROWS_PER_QUERY} rows. Only for tables where
-     * {@link #readsManyCurrent}: a single partition-key column, no clustering before the tid, tids
-     * stored descending. Asynchronous.
+     * The versions current at {@code q} of up to {@value #ROWS_PER_QUERY} rows, in the order of
+     * {@code rowKeys} (null where a row has none), with one query. Only for tables where {@link
+     * #readsManyCurrent}: a single partition-key column, no clustering before the tid, tids stored
+     * descending. Asynchronous.
      */
     public CompletableFuture<List<Versions.Version>> currentAtAllAsync(List<List<ByteBuffer>> rowKeys, UUID q, ConsistencyLevel cl) {
         if (currentInPartitions == null) {
             throw new IllegalStateException(def.qualifiedName() + " cannot read many rows in one query");
         }
-        List<CompletableFuture<List<Versions.Version>>> parts = new ArrayList<>();
-        for (int from = 0; from < rowKeys.size(); from += ROWS_PER_QUERY) {
-            parts.add(currentInPartitions(rowKeys.subList(from, Math.min(rowKeys.size(), from + ROWS_PER_QUERY)), q, cl));
+        if (rowKeys.size() > ROWS_PER_QUERY) {
+            throw new IllegalArgumentException(rowKeys.size() + " rows asked for, at most " + ROWS_PER_QUERY + " per query");
         }
-        return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0])).thenApply(done -> {
-            List<Versions.Version> out = new ArrayList<>(rowKeys.size());
-            for (CompletableFuture<List<Versions.Version>> part : parts) {
-                out.addAll(part.join());
-            }
-            return out;
-        });
+        return currentInPartitions(rowKeys, q, cl);
     }
 
     private CompletableFuture<List<Versions.Version>> currentInPartitions(List<List<ByteBuffer>> rowKeys, UUID q, ConsistencyLevel cl) {
