@@ -13,12 +13,15 @@ import io.cassandragsi.repair.read.IndexReader;
 import io.cassandragsi.repair.service.GsiServer;
 import io.cassandragsi.schema.Definitions;
 import io.cassandragsi.schema.TableDef;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.math.BigInteger;
+import java.net.HttpURLConnection;
+import java.net.Proxy;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,6 +31,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
 import java.util.function.Supplier;
@@ -131,7 +135,6 @@ public final class BenchReadCommand implements Callable<Integer> {
     }
 
     private List<Map<String, Object>> measure(BenchNode node, GsiServer server, int n, PrintWriter out) throws Exception {
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         String base = "http://127.0.0.1:" + server.httpPort() + "/v1/bench_read/revisions//by_length/";
         PreparedStatement mv = node.session.prepare("SELECT key, tid, length, value FROM bench_read.mv_by_length WHERE length = ? LIMIT ?");
         PreparedStatement sai = node.session.prepare("SELECT key, tid, length, value FROM bench_read.revisions WHERE length = ? LIMIT ?");
@@ -141,14 +144,12 @@ public final class BenchReadCommand implements Callable<Integer> {
             for (long v : new long[] {HOT, RARE}) {
                 String tag = " limit=" + limit + " " + (v == HOT ? "many(" + HOT_MATCHES + ")" : "few(" + RARE_MATCHES + ")");
                 String url = base + v + "?limit=" + limit;
-                queries.add(new Query("gsi-http-eventual" + tag, () -> http.sendAsync(
-                        HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())));
-                queries.add(new Query("gsi-http-consistent" + tag, () -> http.sendAsync(
-                        HttpRequest.newBuilder(URI.create(url + "&consistent=true")).build(), HttpResponse.BodyHandlers.ofString())));
+                queries.add(new Query("gsi-http-eventual" + tag, () -> get(url)));
+                queries.add(new Query("gsi-http-consistent" + tag, () -> get(url + "&consistent=true")));
                 IndexReader.Query q = IndexReader.Query.of("bench_read", "revisions", "by_length", String.valueOf(v)).withLimit(limit);
-                queries.add(new Query("gsi-java-eventual" + tag, () -> java.util.concurrent.CompletableFuture.completedFuture(reader.read(q))));
+                queries.add(new Query("gsi-java-eventual" + tag, () -> CompletableFuture.completedFuture(reader.read(q))));
                 queries.add(new Query("gsi-java-consistent" + tag,
-                        () -> java.util.concurrent.CompletableFuture.completedFuture(reader.read(q.withConsistent(true)))));
+                        () -> CompletableFuture.completedFuture(reader.read(q.withConsistent(true)))));
                 int lim = limit;
                 BigInteger value = BigInteger.valueOf(v);
                 queries.add(new Query("mv-cql" + tag, () -> drain(node.session.executeAsync(mv.bind(value, lim)))));
@@ -192,6 +193,32 @@ public final class BenchReadCommand implements Callable<Integer> {
         return results;
     }
 
+    /**
+     * One GET with the JDK's blocking HTTP/1.1 client on the calling thread, which keeps the
+     * connection alive between requests, as a client application would; the whole body is read
+     * (which returns the connection to the keep-alive cache) and anything but a 200 fails the run.
+     * (The JDK's asynchronous {@code java.net.http.HttpClient} hands each request and response
+     * between its own threads; that alone cost 0.5 to 3 ms per request on a busy two-core machine,
+     * more than the server's whole answer.)
+     */
+    private static CompletionStage<byte[]> get(String url) {
+        try {
+            HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection(Proxy.NO_PROXY);
+            int status = c.getResponseCode();
+            if (status != 200) {
+                try (InputStream err = c.getErrorStream()) {
+                    throw new IllegalStateException("GET " + url + " answered " + status + ": "
+                            + (err == null ? "" : new String(err.readAllBytes(), StandardCharsets.UTF_8)));
+                }
+            }
+            try (InputStream in = c.getInputStream()) {
+                return CompletableFuture.completedFuture(in.readAllBytes());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Reads every row of every page, as a client would. */
     private static CompletionStage<Integer> drain(CompletionStage<AsyncResultSet> first) {
         return first.thenCompose(rs -> {
@@ -200,7 +227,7 @@ public final class BenchReadCommand implements Callable<Integer> {
                 count++;
             }
             int c = count;
-            return rs.hasMorePages() ? drain(rs.fetchNextPage()).thenApply(x -> x + c) : java.util.concurrent.CompletableFuture.completedFuture(c);
+            return rs.hasMorePages() ? drain(rs.fetchNextPage()).thenApply(x -> x + c) : CompletableFuture.completedFuture(c);
         });
     }
 

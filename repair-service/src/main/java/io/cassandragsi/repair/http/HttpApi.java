@@ -8,11 +8,13 @@ import io.undertow.UndertowOptions;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
+import io.undertow.util.SameThreadExecutor;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,11 +67,13 @@ public final class HttpApi implements AutoCloseable {
         return port;
     }
 
+    /**
+     * Runs on the I/O thread. Reads never leave it until they go to Cassandra: the request is parsed
+     * here, the read runs asynchronously and its response is written from the driver thread that
+     * completes it, with no hand-off to a worker thread and no thread blocked while Cassandra
+     * answers. Everything else (status, metrics, jobs) may block, so it is dispatched to a worker.
+     */
     private void handle(HttpServerExchange exchange) {
-        if (exchange.isInIoThread()) {
-            exchange.dispatch(this::handle);
-            return;
-        }
         String method = exchange.getRequestMethod().toString();
         String line = method + " " + exchange.getRequestURI() + (exchange.getQueryString().isEmpty() ? "" : "?" + exchange.getQueryString());
         try {
@@ -79,33 +83,63 @@ public final class HttpApi implements AutoCloseable {
                     throw new ReadException(401, "unauthorized", "this API needs 'Authorization: Bearer <token>' (http.token in the config)");
                 }
             }
-            Object body = route(method, exchange.getRequestURI(), exchange.getQueryString());
+            List<String> seg = PathCodec.segments(exchange.getRequestURI());
+            Map<String, String> params = PathCodec.query(exchange.getQueryString());
+            if (seg.size() >= 1 && seg.get(0).equals("v1")) {
+                requireMethod(method.equals("GET"), method, "GET");
+                IndexReader.Query query = readQuery(seg, params);
+                exchange.dispatch(SameThreadExecutor.INSTANCE, () -> reader.readAsync(query).whenComplete((page, failure) -> {
+                    if (failure == null) {
+                        respond(exchange, line, readBody(page));
+                    } else {
+                        fail(exchange, line, failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure);
+                    }
+                }));
+                return;
+            }
+            exchange.dispatch(() -> {
+                try {
+                    respond(exchange, line, route(method, exchange.getRequestURI(), seg, params));
+                } catch (RuntimeException e) {
+                    fail(exchange, line, e);
+                }
+            });
+        } catch (RuntimeException e) {
+            fail(exchange, line, e);
+        }
+    }
+
+    /** Sends a route's answer: JSON, or Prometheus text for a String. */
+    private static void respond(HttpServerExchange exchange, String line, Object body) {
+        try {
             if (body instanceof String text) {
                 send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", text);
             } else {
                 send(exchange, 200, "application/json", JSON.writeValueAsString(body));
             }
-        } catch (ReadException e) {
+        } catch (Exception e) {
+            fail(exchange, line, e);
+        }
+    }
+
+    /** The one place failures become status codes: 4xx logged at WARN, 5xx at ERROR, with the request line. */
+    private static void fail(HttpServerExchange exchange, String line, Throwable failure) {
+        if (failure instanceof ReadException e) {
             if (e.status() >= 500) {
                 LOG.error("{} -> {} {}: {}", line, e.status(), e.error(), e.detail());
             } else {
                 LOG.warn("{} -> {} {}: {}", line, e.status(), e.error(), e.detail());
             }
             sendError(exchange, e.status(), e.error(), e.detail());
-        } catch (Exception e) {
-            LOG.error("{} -> 500: {}", line, e.toString(), e);
-            sendError(exchange, 500, "internal_error", "unexpected error: " + e.getClass().getSimpleName());
+        } else {
+            LOG.error("{} -> 500: {}", line, failure.toString(), failure);
+            sendError(exchange, 500, "internal_error", "unexpected error: " + failure.getClass().getSimpleName());
         }
     }
 
-    private Object route(String method, String rawPath, String rawQuery) {
-        List<String> seg = PathCodec.segments(rawPath);
-        Map<String, String> params = PathCodec.query(rawQuery);
+    /** Routes everything but reads; may block (runs on a worker thread). */
+    private Object route(String method, String rawPath, List<String> seg, Map<String, String> params) {
         boolean get = method.equals("GET");
-        if (seg.size() >= 1 && seg.get(0).equals("v1")) {
-            requireMethod(get, method, "GET");
-            return read(seg, params);
-        }
         if (seg.equals(List.of("admin", "status"))) {
             requireMethod(get, method, "GET");
             return status.get();
@@ -133,7 +167,8 @@ public final class HttpApi implements AutoCloseable {
 
     private static final java.util.Set<String> READ_PARAMS = java.util.Set.of("gt", "ge", "lt", "le", "limit", "next", "consistent", "as_of");
 
-    private Map<String, Object> read(List<String> seg, Map<String, String> params) {
+    /** Parses a read's path and parameters (400 for anything malformed); touches nothing. */
+    private static IndexReader.Query readQuery(List<String> seg, Map<String, String> params) {
         // v1, keyspace, table, "", index, values...
         if (seg.size() < 5 || !seg.get(3).isEmpty()) {
             throw ReadException.badRequest("bad_path", "reads are GET /v1/{keyspace}/{table}//{index}/{values...} (note the '//')");
@@ -159,9 +194,11 @@ public final class HttpApi implements AutoCloseable {
             }
         }
         boolean consistent = bool(params, "consistent");
-        IndexReader.Query q = new IndexReader.Query(seg.get(1), seg.get(2), seg.get(4), List.copyOf(values), params.get("gt"),
+        return new IndexReader.Query(seg.get(1), seg.get(2), seg.get(4), List.copyOf(values), params.get("gt"),
                 params.get("ge"), params.get("lt"), params.get("le"), limit, params.get("next"), consistent, params.get("as_of"));
-        IndexReader.Page page = reader.read(q);
+    }
+
+    private static Map<String, Object> readBody(IndexReader.Page page) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("items", page.items());
         body.put("next", page.next());

@@ -4,9 +4,8 @@ import com.datastax.oss.driver.api.core.AllNodesFailedException;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.DriverTimeoutException;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
-import com.datastax.oss.driver.api.core.cql.PreparedStatement;
-import com.datastax.oss.driver.api.core.cql.ResultSet;
 import com.datastax.oss.driver.api.core.cql.Row;
 import com.datastax.oss.driver.api.core.servererrors.QueryConsistencyException;
 import com.datastax.oss.driver.api.core.servererrors.UnavailableException;
@@ -14,7 +13,9 @@ import com.datastax.oss.driver.api.core.uuid.Uuids;
 import io.cassandragsi.index.Composite;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.Tids;
+import io.cassandragsi.repair.store.BaseTable;
 import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.repair.store.IndexTable;
 import io.cassandragsi.repair.store.QueueStore;
 import io.cassandragsi.repair.store.Versions;
 import io.cassandragsi.schema.Column;
@@ -29,12 +30,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -43,10 +49,16 @@ import java.util.stream.Collectors;
  * <p>Eventual reads answer from the index alone at query time q: an entry whose {@code _deleted}
  * is at or before q is not a match; one whose {@code _tid} is after q, or whose {@code _deleted} is
  * after q (as-of reads in the past), is checked against the base version current at q; the rest
- * match as stored. Consistent reads check every candidate against
- * the base version current at q (concurrently, bounded), drop false positives and queue read
- * repair for entries that claimed a match the base denies. Items come in index order; the {@code
+ * match as stored. Consistent reads check every candidate against the base version current at q,
+ * drop false positives and queue read repair (off the read's path) for entries that claimed a
+ * match the base denies. Items come in index order; the {@code
  * next} token resumes exactly after the last index row consumed, so pages never repeat or skip.
+ *
+ * <p>Every read is asynchronous ({@link #readAsync}; {@link #read} waits for it): the index page
+ * and the base checks go out with the driver's {@code executeAsync}, the checks of a page all at
+ * once (one query per ten rows where the base table allows it, else one per row; at most {@code
+ * checkConcurrency} queries in flight), and only as many candidates are checked as items are
+ * still missing.
  */
 public final class IndexReader implements AutoCloseable {
     public static final int DEFAULT_LIMIT = 100;
@@ -57,8 +69,13 @@ public final class IndexReader implements AutoCloseable {
     private final QueueStore queue;
     private final ConsistencyLevel cl;
     private final PageToken tokens;
-    private final ExecutorService checks;
-    private final Map<String, PreparedStatement> statements = new ConcurrentHashMap<>();
+    private final int checkConcurrency;
+    /** Catalog reloads, which prepare statements synchronously: never on the caller's (event-loop) thread. */
+    private final ExecutorService blocking;
+    /** Read repairs (synchronous queue writes), off the read's path; at most {@link #REPAIRS_WAITING} wait. */
+    private final ThreadPoolExecutor repairs;
+
+    private static final int REPAIRS_WAITING = 10_000;
 
     public final LongAdder reads = new LongAdder();
     public final LongAdder baseChecks = new LongAdder();
@@ -99,6 +116,7 @@ public final class IndexReader implements AutoCloseable {
     /**
      * @param queue where read repair goes (null: no read repair)
      * @param tokenKey the HMAC key of paging tokens (null: a random key, tokens die with the process)
+     * @param checkConcurrency how many base-table checks one read has in flight at most
      */
     public IndexReader(CqlSession session, Catalog catalog, QueueStore queue, ConsistencyLevel cl, byte[] tokenKey, int checkConcurrency) {
         this.session = session;
@@ -106,34 +124,89 @@ public final class IndexReader implements AutoCloseable {
         this.queue = queue;
         this.cl = cl;
         this.tokens = tokenKey == null ? PageToken.randomKey() : new PageToken(tokenKey);
-        this.checks = Executors.newFixedThreadPool(checkConcurrency, r -> {
-            Thread t = new Thread(r, "gsi-read-check");
-            t.setDaemon(true);
-            return t;
-        });
+        if (checkConcurrency < 1) {
+            throw new IllegalArgumentException("checkConcurrency must be at least 1, not " + checkConcurrency);
+        }
+        this.checkConcurrency = checkConcurrency;
+        this.blocking = Executors.newCachedThreadPool(daemon("gsi-read-catalog"));
+        this.repairs = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(REPAIRS_WAITING),
+                daemon("gsi-read-repair"), new ThreadPoolExecutor.AbortPolicy());
     }
 
+    private static ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** Reads one page, blocking the calling thread; failures are {@link ReadException}s (400, 404, 503). */
     public Page read(Query query) {
         try {
-            return doRead(query);
-        } catch (AllNodesFailedException | DriverTimeoutException | UnavailableException | QueryConsistencyException e) {
-            throw new ReadException(503, "cassandra_unavailable", "Cassandra did not answer: " + e.getMessage(), e);
+            return readAsync(query).join();
         } catch (CompletionException e) {
-            Throwable c = e.getCause();
-            if (c instanceof AllNodesFailedException || c instanceof DriverTimeoutException || c instanceof UnavailableException
-                    || c instanceof QueryConsistencyException) {
-                throw new ReadException(503, "cassandra_unavailable", "Cassandra did not answer: " + c.getMessage(), c);
-            }
-            if (c instanceof ReadException r) {
+            if (e.getCause() instanceof RuntimeException r) {
                 throw r;
             }
             throw e;
         }
     }
 
-    private Page doRead(Query query) {
-        reads.increment();
-        Catalog.Indexed table = catalog.table(query.keyspace(), query.table());
+    /**
+     * Reads one page without blocking the calling thread, which may be an event loop: the index
+     * and base reads go out asynchronously and the page completes on a driver thread. When the
+     * catalog must first be reloaded (after a schema change; that prepares statements
+     * synchronously), the reload runs on a thread of the reader's own. Fails with a {@link
+     * ReadException} (400, 404, 503) or, for a bug, another exception.
+     */
+    public CompletableFuture<Page> readAsync(Query query) {
+        CompletableFuture<Page> page;
+        try {
+            reads.increment();
+            if (catalog.current()) {
+                page = start(query, catalog.loaded(query.keyspace(), query.table()));
+            } else {
+                page = CompletableFuture.supplyAsync(() -> catalog.table(query.keyspace(), query.table()), blocking)
+                        .thenCompose(table -> start(query, table));
+            }
+        } catch (RuntimeException e) {
+            page = CompletableFuture.failedFuture(e);
+        }
+        return page.exceptionallyCompose(e -> CompletableFuture.failedFuture(unavailable(e instanceof CompletionException c ? c.getCause() : e)));
+    }
+
+    /** Driver failures that mean Cassandra did not answer become 503s; anything else is kept. */
+    private static Throwable unavailable(Throwable e) {
+        if (e instanceof AllNodesFailedException || e instanceof DriverTimeoutException || e instanceof UnavailableException
+                || e instanceof QueryConsistencyException) {
+            return new ReadException(503, "cassandra_unavailable", "Cassandra did not answer: " + e.getMessage(), e);
+        }
+        return e;
+    }
+
+    /** What one read needs after its input is parsed. */
+    private record Read(Catalog.Indexed table, IndexPlan plan, BoundStatement statement, UUID q, int limit, boolean consistent,
+            Fingerprint fingerprint) {}
+
+    /** The query's fingerprint for its page tokens, computed when a token is first encoded or decoded. */
+    private static final class Fingerprint {
+        private final String canonical;
+        private byte[] hash;
+
+        Fingerprint(String canonical) {
+            this.canonical = canonical;
+        }
+
+        byte[] get() {
+            if (hash == null) {
+                hash = PageToken.fingerprint(canonical);
+            }
+            return hash;
+        }
+    }
+
+    private CompletableFuture<Page> start(Query query, Catalog.Indexed table) {
         if (table == null) {
             boolean keyspaceExists = session.getMetadata().getKeyspace(Cql.quote(query.keyspace())).isPresent();
             throw ReadException.notFound(keyspaceExists
@@ -168,74 +241,106 @@ public final class IndexReader implements AutoCloseable {
             throw ReadException.badRequest("bad_limit", "limit must be between 1 and " + MAX_LIMIT + ", not " + limit);
         }
         UUID q = queryTime(query.asOf());
-
-        int fixedRanges = values.size() - index.hash().size();
-        String cacheKey = index.tableName() + "/" + def.keyspace() + "/" + fixedRanges + "/" + (lower == null ? "" : lower.op) + "/"
-                + (upper == null ? "" : upper.op);
-        PreparedStatement ps = statements.computeIfAbsent(cacheKey, k -> prepare(def, index, fixedRanges, lower, upper));
-        BoundStatementBuilder b = ps.boundStatementBuilder();
-        int bi = 0;
-        if (index.hasConstantPartition()) {
-            b.setBytesUnsafe(bi++, plan.constantPartition());
-        }
-        for (ByteBuffer v : fixed) {
-            b.setBytesUnsafe(bi++, v);
-        }
-        if (lower != null) {
-            b.setBytesUnsafe(bi++, lower.value);
-        }
-        if (upper != null) {
-            b.setBytesUnsafe(bi++, upper.value);
-        }
-        String canonical = String.join("\u0000", def.keyspace(), def.table(), index.name(), String.join("\u0001", values),
-                String.valueOf(query.gt()), String.valueOf(query.ge()), String.valueOf(query.lt()), String.valueOf(query.le()),
-                String.valueOf(query.consistent()), q.toString());
-        byte[] fingerprint = PageToken.fingerprint(canonical);
+        Fingerprint fingerprint = new Fingerprint(String.join("\u0000", def.keyspace(), def.table(), index.name(),
+                String.join("\u0001", values), String.valueOf(query.gt()), String.valueOf(query.ge()), String.valueOf(query.lt()),
+                String.valueOf(query.le()), String.valueOf(query.consistent()), q.toString()));
         byte[] state = null;
         int skip = 0;
         if (query.next() != null) {
-            PageToken.Position p = tokens.decode(query.next(), fingerprint);
+            PageToken.Position p = tokens.decode(query.next(), fingerprint.get());
             state = p.pagingState();
             skip = p.offset();
         }
-        // a little more than the limit: entries that no longer match are skipped, more pages follow if needed
-        int pageSize = Math.min(MAX_LIMIT, limit + Math.max(10, limit / 4));
-        List<Map<String, Object>> items = new ArrayList<>();
-        while (true) {
-            BoundStatementBuilder stmt = new BoundStatementBuilder(b.build()).setPageSize(pageSize).setConsistencyLevel(cl);
-            if (state != null) {
-                stmt.setPagingState(ByteBuffer.wrap(state));
+        byte[] firstState = state;
+        int firstSkip = skip;
+        IndexTable.Shape shape = new IndexTable.Shape(values.size() - index.hash().size(), lower == null ? null : lower.op,
+                upper == null ? null : upper.op);
+        return table.indexTables.get(plan).select(shape).thenCompose(ps -> {
+            BoundStatementBuilder b = ps.boundStatementBuilder();
+            int bi = 0;
+            if (index.hasConstantPartition()) {
+                b.setBytesUnsafe(bi++, plan.constantPartition());
             }
-            ResultSet rs = session.execute(stmt.build());
-            int available = rs.getAvailableWithoutFetching();
-            List<Row> rows = new ArrayList<>(available);
-            for (int k = 0; k < available; k++) {
-                rows.add(rs.one());
+            for (ByteBuffer v : fixed) {
+                b.setBytesUnsafe(bi++, v);
+            }
+            if (lower != null) {
+                b.setBytesUnsafe(bi++, lower.value);
+            }
+            if (upper != null) {
+                b.setBytesUnsafe(bi++, upper.value);
+            }
+            b.setPageSize(pageSize(limit)).setConsistencyLevel(cl);
+            Read read = new Read(table, plan, b.build(), q, limit, query.consistent(), fingerprint);
+            return page(read, firstState, firstSkip, new ArrayList<>());
+        });
+    }
+
+    /**
+     * Index rows fetched per page: one more than the limit, so that a read whose matches all fit
+     * ends without a token, plus an eighth for entries that no longer match (more pages follow
+     * when that is not enough). Every row more costs time on the node, even when unused.
+     */
+    static int pageSize(int limit) {
+        return Math.min(MAX_LIMIT, limit + 1 + limit / 8);
+    }
+
+    /** Reads the index page at {@code state} and decides its rows from {@code skip} on; then the next page if needed. */
+    private CompletableFuture<Page> page(Read read, byte[] state, int skip, List<Map<String, Object>> items) {
+        BoundStatement stmt = read.statement().setPagingState(state == null ? null : ByteBuffer.wrap(state));
+        return session.executeAsync(stmt).toCompletableFuture().thenCompose(rs -> {
+            List<Row> rows = new ArrayList<>(rs.remaining());
+            for (Row row : rs.currentPage()) {
+                rows.add(row);
             }
             ByteBuffer nextState = rs.getExecutionInfo().getPagingState();
-            int i = skip;
-            while (i < rows.size() && items.size() < limit) {
-                // decide as many candidates as items are still missing (checked concurrently), then the rest
-                int window = Math.min(rows.size() - i, limit - items.size());
-                List<Map<String, Object>> decided = decide(table, plan, rows.subList(i, i + window), q, query.consistent());
-                int j = 0;
-                for (; j < window && items.size() < limit; j++) {
-                    if (decided.get(j) != null) {
-                        items.add(decided.get(j));
-                    }
+            return consume(read, rows, skip, items).thenCompose(i -> {
+                if (items.size() >= read.limit() && i < rows.size()) {
+                    return CompletableFuture.completedFuture(new Page(items, token(read, state, i)));
                 }
-                i += j;
+                if (nextState == null) {
+                    return CompletableFuture.completedFuture(new Page(items, null));
+                }
+                byte[] following = bytes(nextState);
+                if (items.size() >= read.limit()) {
+                    return CompletableFuture.completedFuture(new Page(items, token(read, following, 0)));
+                }
+                return page(read, following, 0, items);
+            });
+        });
+    }
+
+    private String token(Read read, byte[] state, int offset) {
+        return tokens.encode(new PageToken.Position(read.fingerprint().get(), state, offset));
+    }
+
+    /**
+     * Decides rows from {@code from} on until the page has its items, adding them to {@code items}:
+     * as many candidates at a time as items are still missing (their base checks run
+     * concurrently), then the rest. Completes with the index of the first row not consumed.
+     */
+    private CompletableFuture<Integer> consume(Read read, List<Row> rows, int from, List<Map<String, Object>> items) {
+        int i = from;
+        while (i < rows.size() && items.size() < read.limit()) {
+            int window = Math.min(rows.size() - i, read.limit() - items.size());
+            CompletableFuture<List<Map<String, Object>>> decided = decide(read, rows.subList(i, i + window));
+            int next = i + window;
+            if (!decided.isDone()) {
+                return decided.thenCompose(d -> {
+                    addMatches(items, d);
+                    return consume(read, rows, next, items);
+                });
             }
-            if (items.size() >= limit && i < rows.size()) {
-                return new Page(items, tokens.encode(new PageToken.Position(fingerprint, state, i)));
-            }
-            if (nextState == null) {
-                return new Page(items, null);
-            }
-            state = bytes(nextState);
-            skip = 0;
-            if (items.size() >= limit) {
-                return new Page(items, tokens.encode(new PageToken.Position(fingerprint, state, 0)));
+            addMatches(items, decided.join());
+            i = next;
+        }
+        return CompletableFuture.completedFuture(i);
+    }
+
+    private static void addMatches(List<Map<String, Object>> items, List<Map<String, Object>> decided) {
+        for (Map<String, Object> item : decided) {
+            if (item != null) {
+                items.add(item);
             }
         }
     }
@@ -286,72 +391,53 @@ public final class IndexReader implements AutoCloseable {
         }
     }
 
-    private PreparedStatement prepare(TableDef def, Index index, int fixedRanges, Bound lower, Bound upper) {
-        List<String> select = new ArrayList<>();
-        for (Column c : index.keyColumns()) {
-            select.add(c.cqlName());
-        }
-        for (Column c : index.proj()) {
-            select.add(c.cqlName());
-        }
-        if (!index.perVersion()) {
-            select.add(Cql.quote(Index.TID_COLUMN));
-            select.add(Cql.quote(Index.DELETED_COLUMN));
-        }
-        List<String> where = new ArrayList<>();
-        for (Column c : index.partitionColumns()) {
-            where.add(c.cqlName() + " = ?");
-        }
-        for (int i = 0; i < fixedRanges; i++) {
-            where.add(index.range().get(i).cqlName() + " = ?");
-        }
-        if (fixedRanges < index.range().size()) {
-            String col = index.range().get(fixedRanges).cqlName();
-            if (lower != null) {
-                where.add(col + " " + lower.op + " ?");
-            }
-            if (upper != null) {
-                where.add(col + " " + upper.op + " ?");
-            }
-        }
-        return session.prepare("SELECT " + String.join(", ", select) + " FROM " + Cql.qualified(def.keyspace(), index.tableName())
-                + " WHERE " + String.join(" AND ", where));
-    }
-
-    /** Decides a window of index rows: the item for each match, null for each non-match. */
-    private List<Map<String, Object>> decide(Catalog.Indexed table, IndexPlan plan, List<Row> rows, UUID q, boolean consistent) {
+    /**
+     * Decides a window of index rows: the item for each match, null for each non-match. Rows the
+     * index alone decides are decided at once; the others are checked against the base table,
+     * asynchronously: with one query per {@value BaseTable#ROWS_PER_QUERY} rows where the table
+     * allows it ({@link BaseTable#readsManyCurrent}), else one query per row; at most {@code
+     * checkConcurrency} queries in flight.
+     */
+    private CompletableFuture<List<Map<String, Object>>> decide(Read read, List<Row> rows) {
+        Catalog.Indexed table = read.table();
+        IndexPlan plan = read.plan();
         Index index = plan.index();
+        UUID q = read.q();
         int keySize = index.keyColumns().size();
-        List<CompletableFuture<Map<String, Object>>> out = new ArrayList<>(rows.size());
+        List<Column> keyColumns = index.keyColumns();
+        String tidName = table.definition.tid().name();
+        List<Supplier<CompletableFuture<Map<String, Object>>>> decisions = new ArrayList<>(rows.size());
+        boolean checks = false;
+        List<List<ByteBuffer>> current = new ArrayList<>();
+        CompletableFuture<List<Versions.Version>> batch = new CompletableFuture<>();
         for (Row r : rows) {
             List<ByteBuffer> key = new ArrayList<>(keySize);
             for (int k = 0; k < keySize; k++) {
                 key.add(r.getBytesUnsafe(k));
             }
             Map<String, ByteBuffer> entry = new LinkedHashMap<>();
-            List<Column> keyColumns = index.keyColumns();
             for (int k = 0; k < keySize; k++) {
                 entry.put(keyColumns.get(k).name(), key.get(k));
             }
             for (int p = 0; p < index.proj().size(); p++) {
                 entry.put(index.proj().get(p).name(), r.getBytesUnsafe(keySize + p));
             }
-            String tidName = table.definition.tid().name();
             if (index.perVersion()) {
                 UUID tid = Tids.uuid(entry.get(tidName));
                 if (Tids.compare(tid, q) > 0) {
-                    out.add(CompletableFuture.completedFuture(null));
-                } else if (!consistent) {
-                    out.add(CompletableFuture.completedFuture(item(table, index, entry)));
+                    decisions.add(NO_MATCH);
+                } else if (!read.consistent()) {
+                    decisions.add(decided(item(table, index, entry)));
                 } else {
-                    out.add(CompletableFuture.supplyAsync(() -> checkVersion(table, plan, key, entry, tid), checks));
+                    decisions.add(() -> checkVersion(table, plan, key, tid));
+                    checks = true;
                 }
                 continue;
             }
             UUID tid = r.getUuid(keySize + index.proj().size());
             UUID deleted = r.getUuid(keySize + index.proj().size() + 1);
             if (deleted != null && Tids.compare(deleted, q) <= 0) {
-                out.add(CompletableFuture.completedFuture(null));
+                decisions.add(NO_MATCH);
                 continue;
             }
             // An entry deleted after q (an as-of read in the past) is checked against the base: its
@@ -359,18 +445,57 @@ public final class IndexReader implements AutoCloseable {
             // arrived late, and last-write-wins keeps the later. The base knows; repair cannot help.
             boolean deletedAfterQ = deleted != null;
             boolean claims = tid != null && Tids.compare(tid, q) <= 0 && !deletedAfterQ;
-            if (!consistent && claims) {
-                entry.put(tidName, tid == null ? null : Tids.bytes(tid));
-                out.add(CompletableFuture.completedFuture(item(table, index, entry)));
+            if (!read.consistent() && claims) {
+                entry.put(tidName, Tids.bytes(tid));
+                decisions.add(decided(item(table, index, entry)));
                 continue;
             }
-            out.add(CompletableFuture.supplyAsync(() -> checkCurrent(table, plan, key, q, claims, tid), checks));
+            List<ByteBuffer> rowKey = rowKey(table.definition, index, key);
+            if (table.base.readsManyCurrent()) {
+                int at = current.size();
+                current.add(rowKey);
+                decisions.add(() -> batch.thenApply(versions -> judgeCurrent(table, plan, key, rowKey, claims, tid, versions.get(at))));
+            } else {
+                decisions.add(() -> {
+                    baseChecks.increment();
+                    return table.base.currentAtAsync(rowKey, q, cl).thenApply(v -> judgeCurrent(table, plan, key, rowKey, claims, tid, v));
+                });
+            }
+            checks = true;
         }
-        List<Map<String, Object>> decided = new ArrayList<>(out.size());
-        for (CompletableFuture<Map<String, Object>> f : out) {
-            decided.add(f.join());
+        if (!current.isEmpty()) {
+            // the rows whose current version is needed, a few per query, the queries side by side
+            baseChecks.add(current.size());
+            List<Supplier<CompletableFuture<List<Versions.Version>>>> queries = new ArrayList<>();
+            for (int from = 0; from < current.size(); from += BaseTable.ROWS_PER_QUERY) {
+                List<List<ByteBuffer>> part = current.subList(from, Math.min(current.size(), from + BaseTable.ROWS_PER_QUERY));
+                queries.add(() -> table.base.currentAtAllAsync(part, q, cl));
+            }
+            Bounded.run(queries, checkConcurrency).whenComplete((parts, e) -> {
+                if (e != null) {
+                    batch.completeExceptionally(e);
+                    return;
+                }
+                List<Versions.Version> all = new ArrayList<>(current.size());
+                parts.forEach(all::addAll);
+                batch.complete(all);
+            });
         }
-        return decided;
+        if (!checks) {
+            List<Map<String, Object>> out = new ArrayList<>(decisions.size());
+            for (Supplier<CompletableFuture<Map<String, Object>>> d : decisions) {
+                out.add(d.get().join());
+            }
+            return CompletableFuture.completedFuture(out);
+        }
+        return Bounded.run(decisions, checkConcurrency);
+    }
+
+    private static final Supplier<CompletableFuture<Map<String, Object>>> NO_MATCH = () -> CompletableFuture.completedFuture(null);
+
+    private static Supplier<CompletableFuture<Map<String, Object>>> decided(Map<String, Object> item) {
+        CompletableFuture<Map<String, Object>> f = CompletableFuture.completedFuture(item);
+        return () -> f;
     }
 
     /** Base row key (partition key, clustering prefix) of an index entry. */
@@ -390,10 +515,9 @@ public final class IndexReader implements AutoCloseable {
         return rowKey;
     }
 
-    private Map<String, Object> checkCurrent(Catalog.Indexed table, IndexPlan plan, List<ByteBuffer> key, UUID q, boolean claims, UUID tid) {
-        baseChecks.increment();
-        List<ByteBuffer> rowKey = rowKey(table.definition, plan.index(), key);
-        Versions.Version v = table.base.currentAt(rowKey, q, cl);
+    /** The item of an entry if the base version current at the query time {@code v} still has its key; else read repair if it claimed to. */
+    private Map<String, Object> judgeCurrent(Catalog.Indexed table, IndexPlan plan, List<ByteBuffer> key, List<ByteBuffer> rowKey,
+            boolean claims, UUID tid, Versions.Version v) {
         if (v != null && key.equals(table.plan.entryKey(plan, v))) {
             return versionItem(table, plan.index(), v);
         }
@@ -404,17 +528,23 @@ public final class IndexReader implements AutoCloseable {
         return null;
     }
 
-    private Map<String, Object> checkVersion(Catalog.Indexed table, IndexPlan plan, List<ByteBuffer> key, Map<String, ByteBuffer> entry, UUID tid) {
+    private CompletableFuture<Map<String, Object>> checkVersion(Catalog.Indexed table, IndexPlan plan, List<ByteBuffer> key, UUID tid) {
         baseChecks.increment();
         List<ByteBuffer> rowKey = rowKey(table.definition, plan.index(), key);
-        Versions.Version v = table.base.version(rowKey, tid, cl);
-        if (v != null && key.equals(table.plan.entryKey(plan, v))) {
-            return versionItem(table, plan.index(), v);
-        }
-        falsePositives.increment();
-        return null;
+        return table.base.versionAsync(rowKey, tid, cl).thenApply(v -> {
+            if (v != null && key.equals(table.plan.entryKey(plan, v))) {
+                return versionItem(table, plan.index(), v);
+            }
+            falsePositives.increment();
+            return null;
+        });
     }
 
+    /**
+     * Queues read repair, best effort and off the read's path: the queue write is synchronous, so
+     * it runs on the reader's repair thread; when that is far behind, the repair is dropped ({@code
+     * check --fix} finds what read repair misses).
+     */
     private void readRepair(Catalog.Indexed table, List<ByteBuffer> rowKey, UUID tid) {
         if (queue == null || tid == null) {
             return;
@@ -423,12 +553,20 @@ public final class IndexReader implements AutoCloseable {
         int pkSize = def.partitionKey().size();
         ByteBuffer pk = pkSize == 1 ? rowKey.get(0) : Composite.encode(rowKey.subList(0, pkSize));
         ByteBuffer ck = Composite.encode(rowKey.subList(pkSize, rowKey.size()));
+        QueueStore.Marker marker = new QueueStore.Marker(Uuids.timeBased(), def.keyspace(), def.table(), pk, ck, tid, tid,
+                QueueLayout.FLAG_PARTIAL);
+        long now = System.currentTimeMillis();
         try {
-            queue.enqueue(new QueueStore.Marker(Uuids.timeBased(), def.keyspace(), def.table(), pk, ck, tid, tid, QueueLayout.FLAG_PARTIAL),
-                    System.currentTimeMillis(), cl);
-            readRepairs.increment();
-        } catch (RuntimeException e) {
-            // read repair is best effort; check --fix finds what it misses
+            repairs.execute(() -> {
+                try {
+                    queue.enqueue(marker, now, cl);
+                    readRepairs.increment();
+                } catch (RuntimeException e) {
+                    // read repair is best effort; check --fix finds what it misses
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // too many repairs waiting, or the reader is closed: dropped, as above
         }
     }
 
@@ -470,6 +608,7 @@ public final class IndexReader implements AutoCloseable {
 
     @Override
     public void close() {
-        checks.shutdownNow();
+        blocking.shutdownNow();
+        repairs.shutdownNow();
     }
 }

@@ -18,12 +18,22 @@ import javax.crypto.spec.SecretKeySpec;
  */
 final class PageToken {
     private static final byte VERSION = 1;
-    private final byte[] key;
+    /** One initialized MAC per thread: looking the algorithm up and keying it cost more than signing a token. */
+    private final ThreadLocal<Mac> macs;
 
     record Position(byte[] fingerprint, byte[] pagingState, int offset) {}
 
     PageToken(byte[] key) {
-        this.key = key.clone();
+        SecretKeySpec spec = new SecretKeySpec(key.clone(), "HmacSHA256");
+        this.macs = ThreadLocal.withInitial(() -> {
+            try {
+                Mac mac = Mac.getInstance("HmacSHA256");
+                mac.init(spec);
+                return mac;
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     static PageToken randomKey() {
@@ -80,13 +90,8 @@ final class PageToken {
     }
 
     private byte[] mac(byte[] data, int length) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            mac.update(data, 0, length);
-            return mac.doFinal();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(e);
-        }
+        Mac mac = macs.get();
+        mac.update(data, 0, length); // doFinal leaves it reset for the next token
+        return mac.doFinal();
     }
 }

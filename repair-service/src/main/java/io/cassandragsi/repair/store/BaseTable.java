@@ -6,6 +6,7 @@ import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.type.codec.TypeCodecs;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.schema.Column;
 import io.cassandragsi.schema.Cql;
@@ -13,8 +14,11 @@ import io.cassandragsi.schema.Order;
 import io.cassandragsi.schema.TableDef;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
 /**
@@ -32,7 +36,18 @@ public final class BaseTable {
     private final PreparedStatement atOrBefore;
     private final PreparedStatement versionAndBefore;
     private final PreparedStatement partition;
+    /** The newest version at or before a tid in each of several rows, or null: see {@link #currentAtAllAsync}. */
+    private final PreparedStatement currentInPartitions;
     private final int rowKeySize;
+    private final int partitionKeyAttribute;
+
+    /**
+     * Rows asked for in one {@code IN} query at most. A node reads the partitions of one query one
+     * after another, so a larger check is split and its queries run side by side (same run, 100
+     * candidates: 10.4 ms in queries of 10 against 13.3 ms in one query of 100; 10 candidates: one
+     * query of 10, 2.35 ms, against ten single-row queries, 2.7 to 3.0 ms).
+     */
+    public static final int ROWS_PER_QUERY = 10;
 
     public BaseTable(CqlSession session, TableDef def) {
         this.session = session;
@@ -52,6 +67,13 @@ public final class BaseTable {
         this.versionAndBefore = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false) + " LIMIT 2");
         this.partition = session.prepare(select + " WHERE "
                 + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND ")));
+        // A row is one partition and the tid is stored descending: the first row of each partition
+        // at or before q is the version current at q, and one query can ask it of many partitions.
+        boolean oneRowPerPartition = def.partitionKey().size() == 1 && def.clusteringPrefix().isEmpty() && def.tid().order() == Order.DESC;
+        this.partitionKeyAttribute = new ArrayList<>(def.attributes().keySet()).indexOf(def.partitionKey().get(0).name());
+        this.currentInPartitions = oneRowPerPartition
+                ? session.prepare(select + " WHERE " + def.partitionKey().get(0).cqlName() + " IN ? AND " + tid + " <= ? PER PARTITION LIMIT 1")
+                : null;
     }
 
     public TableDef definition() {
@@ -71,6 +93,10 @@ public final class BaseTable {
     }
 
     private BoundStatement bind(PreparedStatement ps, List<ByteBuffer> rowKey, ConsistencyLevel cl, UUID... tids) {
+        return bind(ps, rowKey, cl, 1000, tids);
+    }
+
+    private BoundStatement bind(PreparedStatement ps, List<ByteBuffer> rowKey, ConsistencyLevel cl, int pageSize, UUID... tids) {
         if (rowKey.size() != rowKeySize) {
             throw new IllegalArgumentException("row key has " + rowKey.size() + " values, " + def.qualifiedName() + " needs " + rowKeySize);
         }
@@ -82,7 +108,7 @@ public final class BaseTable {
         for (UUID t : tids) {
             b.setUuid(i++, t);
         }
-        return b.setConsistencyLevel(cl).setPageSize(1000).build();
+        return b.setConsistencyLevel(cl).setPageSize(pageSize).build();
     }
 
     private List<Versions.Version> fetch(BoundStatement stmt) {
@@ -121,12 +147,12 @@ public final class BaseTable {
     }
 
     /** All rows of a statement (every page), asynchronously. */
-    private java.util.concurrent.CompletableFuture<List<Versions.Version>> fetchAsync(BoundStatement stmt) {
+    private CompletableFuture<List<Versions.Version>> fetchAsync(BoundStatement stmt) {
         List<Versions.Version> out = new ArrayList<>();
         return session.executeAsync(stmt).toCompletableFuture().thenCompose(rs -> collect(rs, out));
     }
 
-    private java.util.concurrent.CompletableFuture<List<Versions.Version>> collect(
+    private CompletableFuture<List<Versions.Version>> collect(
             com.datastax.oss.driver.api.core.cql.AsyncResultSet rs, List<Versions.Version> out) {
         for (Row row : rs.currentPage()) {
             out.add(Versions.of(row, def.attributes().size(), tidAttribute));
@@ -134,19 +160,74 @@ public final class BaseTable {
         if (rs.hasMorePages()) {
             return rs.fetchNextPage().toCompletableFuture().thenCompose(next -> collect(next, out));
         }
-        return java.util.concurrent.CompletableFuture.completedFuture(out);
+        return CompletableFuture.completedFuture(out);
     }
 
-    /** The version current at tid {@code q}: the one with the greatest tid not after q, or null. */
-    public Versions.Version currentAt(List<ByteBuffer> rowKey, UUID q, ConsistencyLevel cl) {
-        List<Versions.Version> v = fetch(bind(atOrBefore, rowKey, cl, q));
-        return v.isEmpty() ? null : v.get(0);
+    /**
+     * The version current at tid {@code q}: the one with the greatest tid not after q, or null.
+     * Asynchronous (reads check many candidates at once); safe to call from a driver thread.
+     */
+    public CompletableFuture<Versions.Version> currentAtAsync(List<ByteBuffer> rowKey, UUID q, ConsistencyLevel cl) {
+        return first(bind(atOrBefore, rowKey, cl, 1, q));
     }
 
-    /** The version with exactly this tid, or null. */
-    public Versions.Version version(List<ByteBuffer> rowKey, UUID tid, ConsistencyLevel cl) {
-        List<Versions.Version> v = fetch(bind(inRange, rowKey, cl, tid, tid));
-        return v.isEmpty() ? null : v.get(0);
+    /** Whether {@link #currentAtAllAsync} can ask for many rows at once. */
+    public boolean readsManyCurrent() {
+        return currentInPartitions != null;
+    }
+
+    /**
+     * The versions current at {@code q} of up to {@value #ROWS_PER_QUERY} rows, in the order of
+     * {@code rowKeys} (null where a row has none), with one query. Only for tables where {@link
+     * #readsManyCurrent}: a single partition-key column, no clustering before the tid, tids stored
+     * descending. Asynchronous.
+     */
+    public CompletableFuture<List<Versions.Version>> currentAtAllAsync(List<List<ByteBuffer>> rowKeys, UUID q, ConsistencyLevel cl) {
+        if (currentInPartitions == null) {
+            throw new IllegalStateException(def.qualifiedName() + " cannot read many rows in one query");
+        }
+        if (rowKeys.size() > ROWS_PER_QUERY) {
+            throw new IllegalArgumentException(rowKeys.size() + " rows asked for, at most " + ROWS_PER_QUERY + " per query");
+        }
+        return currentInPartitions(rowKeys, q, cl);
+    }
+
+    private CompletableFuture<List<Versions.Version>> currentInPartitions(List<List<ByteBuffer>> rowKeys, UUID q, ConsistencyLevel cl) {
+        List<ByteBuffer> keys = new ArrayList<>(rowKeys.size());
+        for (List<ByteBuffer> rowKey : rowKeys) {
+            if (rowKey.size() != 1) {
+                throw new IllegalArgumentException("row key has " + rowKey.size() + " values, " + def.qualifiedName() + " needs 1");
+            }
+            keys.add(rowKey.get(0).duplicate());
+        }
+        // a list of any type is serialized as a list of blobs: a count, then each value with its length
+        BoundStatement stmt = currentInPartitions.boundStatementBuilder()
+                .setBytesUnsafe(0, TypeCodecs.listOf(TypeCodecs.BLOB).encode(keys, session.getContext().getProtocolVersion()))
+                .setUuid(1, q).setConsistencyLevel(cl).setPageSize(rowKeys.size() + 1).build();
+        return fetchAsync(stmt).thenApply(found -> {
+            Map<ByteBuffer, Versions.Version> byKey = new HashMap<>();
+            for (Versions.Version v : found) {
+                byKey.put(v.values()[partitionKeyAttribute], v);
+            }
+            List<Versions.Version> out = new ArrayList<>(rowKeys.size());
+            for (List<ByteBuffer> rowKey : rowKeys) {
+                out.add(byKey.get(rowKey.get(0)));
+            }
+            return out;
+        });
+    }
+
+    /** The version with exactly this tid, or null; asynchronous like {@link #currentAtAsync}. */
+    public CompletableFuture<Versions.Version> versionAsync(List<ByteBuffer> rowKey, UUID tid, ConsistencyLevel cl) {
+        return first(bind(inRange, rowKey, cl, 1, tid, tid));
+    }
+
+    /** The first row of a statement that selects at most one, read with one request. */
+    private CompletableFuture<Versions.Version> first(BoundStatement stmt) {
+        return session.executeAsync(stmt).toCompletableFuture().thenApply(rs -> {
+            Row row = rs.one();
+            return row == null ? null : Versions.of(row, def.attributes().size(), tidAttribute);
+        });
     }
 
     /** Every version of every row in one partition, grouped by row (prefix), each ascending. */

@@ -70,6 +70,20 @@ public final class Catalog {
         return tables.get(keyspace + "." + table);
     }
 
+    /**
+     * Whether {@link #table} would answer from what is loaded. When false, the next call reloads,
+     * which prepares statements synchronously: callers that must not block ask first, then use
+     * {@link #loaded}.
+     */
+    public boolean current() {
+        return session.getMetadata().getKeyspaces() == loadedFrom;
+    }
+
+    /** The indexed table {@code keyspace.table} as last loaded (never reloads, never blocks), or null. */
+    public Indexed loaded(String keyspace, String table) {
+        return tables.get(keyspace + "." + table);
+    }
+
     public Map<String, Indexed> tables() {
         refreshIfChanged();
         return tables;

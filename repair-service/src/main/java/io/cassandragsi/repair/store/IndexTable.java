@@ -15,12 +15,16 @@ import io.cassandragsi.schema.TableDef;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
  * Writes to one index table, every one at the TS of the version it is for (DESIGN.md section 3),
- * so they are idempotent and commute with the trigger's writes.
+ * so they are idempotent and commute with the trigger's writes; and the selects that reads page
+ * through, one per shape of query.
  */
 public final class IndexTable {
     private final CqlSession session;
@@ -29,12 +33,22 @@ public final class IndexTable {
     private final PreparedStatement markDeleted;
     private final int keySize;
     private final int projSize;
+    private final String table;
+    /** Every column, in the order upserts bind and selects return them. */
+    private final List<String> columns;
+    private final Map<Shape, CompletableFuture<PreparedStatement>> selects = new ConcurrentHashMap<>();
+
+    /**
+     * The shape of a read: how many range attributes the path fixes, and the operators ({@code >},
+     * {@code >=}, {@code <}, {@code <=} or null) of the bounds on the next one.
+     */
+    public record Shape(int fixedRanges, String lowerOp, String upperOp) {}
 
     public IndexTable(CqlSession session, TableDef def, IndexPlan plan) {
         this.session = session;
         this.plan = plan;
         Index index = plan.index();
-        String table = Cql.qualified(def.keyspace(), index.tableName());
+        this.table = Cql.qualified(def.keyspace(), index.tableName());
         List<String> columns = new ArrayList<>();
         for (Column c : index.keyColumns()) {
             columns.add(c.cqlName());
@@ -46,6 +60,7 @@ public final class IndexTable {
             columns.add(Cql.quote(Index.TID_COLUMN));
             columns.add(Cql.quote(Index.DELETED_COLUMN));
         }
+        this.columns = List.copyOf(columns);
         this.keySize = index.keyColumns().size();
         this.projSize = index.proj().size();
         this.upsert = session.prepare("INSERT INTO " + table + " (" + String.join(", ", columns) + ") VALUES ("
@@ -57,6 +72,43 @@ public final class IndexTable {
 
     public IndexPlan plan() {
         return plan;
+    }
+
+    /**
+     * The select of a read of this shape, prepared once, asynchronously (reads never block on it).
+     * Binds the partition key (the constant {@code _index} column first when the index has no hash
+     * attributes), the fixed range values, then the lower and upper bound. Selects the entry key,
+     * the projections, then {@code _tid} and {@code _deleted} unless the index is per version. A
+     * failed preparation is forgotten, so that the next read prepares again.
+     */
+    public CompletableFuture<PreparedStatement> select(Shape shape) {
+        CompletableFuture<PreparedStatement> ps = selects.computeIfAbsent(shape, this::prepareSelect);
+        if (ps.isCompletedExceptionally()) {
+            selects.remove(shape, ps);
+        }
+        return ps;
+    }
+
+    private CompletableFuture<PreparedStatement> prepareSelect(Shape shape) {
+        Index index = plan.index();
+        List<String> where = new ArrayList<>();
+        for (Column c : index.partitionColumns()) {
+            where.add(c.cqlName() + " = ?");
+        }
+        for (int i = 0; i < shape.fixedRanges(); i++) {
+            where.add(index.range().get(i).cqlName() + " = ?");
+        }
+        if (shape.fixedRanges() < index.range().size()) {
+            String col = index.range().get(shape.fixedRanges()).cqlName();
+            if (shape.lowerOp() != null) {
+                where.add(col + " " + shape.lowerOp() + " ?");
+            }
+            if (shape.upperOp() != null) {
+                where.add(col + " " + shape.upperOp() + " ?");
+            }
+        }
+        return session.prepareAsync("SELECT " + String.join(", ", columns) + " FROM " + table + " WHERE " + String.join(" AND ", where))
+                .toCompletableFuture();
     }
 
     /** Applies one write of the sibling diff asynchronously. */

@@ -1,0 +1,34 @@
+package io.cassandragsi.repair.read;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class PageTokenTest {
+    private static final byte[] KEY = "a key of thirty-two bytes, or so".getBytes(StandardCharsets.UTF_8);
+
+    @Test
+    void should_decode_what_it_encoded_when_tokens_are_signed_one_after_another() {
+        PageToken tokens = new PageToken(KEY);
+        byte[] fp = PageToken.fingerprint("query");
+        // the MAC is kept per thread and reused: each token must be signed from a fresh state
+        for (int i = 0; i < 5; i++) {
+            String t = tokens.encode(new PageToken.Position(fp, new byte[] {1, 2, (byte) i}, i));
+            PageToken.Position p = tokens.decode(t, fp);
+            assertThat(p.offset()).isEqualTo(i);
+            assertThat(p.pagingState()).containsExactly(1, 2, i);
+        }
+        assertThat(tokens.encode(new PageToken.Position(fp, null, 3))).isEqualTo(tokens.encode(new PageToken.Position(fp, null, 3)));
+    }
+
+    @Test
+    void should_refuse_a_token_when_another_key_signed_it_or_it_belongs_to_another_query() {
+        byte[] fp = PageToken.fingerprint("query");
+        String t = new PageToken(KEY).encode(new PageToken.Position(fp, new byte[] {7}, 0));
+        assertThatThrownBy(() -> PageToken.randomKey().decode(t, fp)).isInstanceOf(ReadException.class).hasMessageContaining("altered");
+        assertThatThrownBy(() -> new PageToken(KEY).decode(t, PageToken.fingerprint("other")))
+                .isInstanceOf(ReadException.class).hasMessageContaining("another query");
+    }
+}
