@@ -2,6 +2,7 @@ package io.cassandragsi.repair.jobs;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.Statement;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.repair.store.Catalog;
@@ -11,7 +12,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -126,14 +129,19 @@ final class Rebuild {
         boolean complete = base.scan(range, (rowKey, versions) -> {
             counts[0] += versions.size();
             progress.rows(versions.size());
+            Map<IndexPlan, List<TablePlan.IndexWrite>> byIndex = new LinkedHashMap<>();
             for (TablePlan.IndexWrite w : table.plan.diff(versions, true)) {
-                if (!targetSet.contains(w.index())) {
-                    continue;
+                if (targetSet.contains(w.index())) {
+                    byIndex.computeIfAbsent(w.index(), k -> new ArrayList<>()).add(w);
                 }
-                IndexTable target = table.indexTables.get(w.index());
-                pending.add(inFlight.submit(() -> target.apply(w, write)));
-                counts[1]++;
-                progress.writes(1);
+            }
+            for (Map.Entry<IndexPlan, List<TablePlan.IndexWrite>> e : byIndex.entrySet()) {
+                IndexTable target = table.indexTables.get(e.getKey());
+                for (Statement<?> st : target.statementsByPartition(e.getValue(), write)) {
+                    pending.add(inFlight.submit(() -> target.execute(st)));
+                }
+                counts[1] += e.getValue().size();
+                progress.writes(e.getValue().size());
             }
             if (pending.failure() != null) {
                 pending.await(); // throws

@@ -3,9 +3,13 @@ package io.cassandragsi.repair.store;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
+import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.BatchType;
+import com.datastax.oss.driver.api.core.cql.BatchableStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Statement;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.schema.Column;
@@ -109,6 +113,30 @@ public final class IndexTable {
         }
         return session.prepareAsync("SELECT " + String.join(", ", columns) + " FROM " + table + " WHERE " + String.join(" AND ", where))
                 .toCompletableFuture();
+    }
+
+    /**
+     * The writes as statements, one per index partition: a partition's several writes (an entry and
+     * its {@code _deleted}, entries of neighbouring versions) go as one UNLOGGED batch, a single
+     * mutation on the replica with no batchlog; each write keeps its own TS.
+     */
+    public List<Statement<?>> statementsByPartition(List<TablePlan.IndexWrite> writes, ConsistencyLevel cl) {
+        Map<List<ByteBuffer>, List<BatchableStatement<?>>> byPartition = new java.util.LinkedHashMap<>();
+        int ps = plan.partitionSize();
+        for (TablePlan.IndexWrite w : writes) {
+            List<ByteBuffer> key = w instanceof TablePlan.Upsert u ? u.key() : ((TablePlan.MarkDeleted) w).key();
+            byPartition.computeIfAbsent(key.subList(0, ps), k -> new ArrayList<>()).add(statement(w, cl));
+        }
+        List<Statement<?>> out = new ArrayList<>(byPartition.size());
+        for (List<BatchableStatement<?>> group : byPartition.values()) {
+            out.add(group.size() == 1 ? group.get(0)
+                    : BatchStatement.newInstance(BatchType.UNLOGGED, group).setConsistencyLevel(cl).setIdempotent(true));
+        }
+        return out;
+    }
+
+    public CompletionStage<AsyncResultSet> execute(Statement<?> statement) {
+        return session.executeAsync(statement);
     }
 
     /** Applies one write of the sibling diff asynchronously. */
