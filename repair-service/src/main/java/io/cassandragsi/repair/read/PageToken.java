@@ -42,12 +42,17 @@ final class PageToken {
         return new PageToken(k);
     }
 
-    static byte[] fingerprint(String canonicalQuery) {
+    /** One digest per thread: looking the algorithm up for every read costs more than hashing. */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(canonicalQuery.getBytes(StandardCharsets.UTF_8));
+            return MessageDigest.getInstance("SHA-256");
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
+    });
+
+    static byte[] fingerprint(String canonicalQuery) {
+        return SHA256.get().digest(canonicalQuery.getBytes(StandardCharsets.UTF_8)); // digest() resets it
     }
 
     String encode(Position p) {
