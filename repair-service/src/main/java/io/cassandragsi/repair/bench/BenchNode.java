@@ -60,4 +60,22 @@ final class BenchNode implements AutoCloseable {
             cluster.close();
         }
     }
+
+    /**
+     * Waits until the repair service has worked off its backlog (lag 0 and nothing new done for
+     * 3 s) or {@code max} passes; returns the seconds waited.
+     */
+    static double awaitDrained(io.cassandragsi.repair.service.GsiServer server, Duration max) throws InterruptedException {
+        long t0 = System.nanoTime();
+        long deadline = System.currentTimeMillis() + max.toMillis();
+        int quiet = 0;
+        long last = -1;
+        while (System.currentTimeMillis() < deadline && quiet < 6) {
+            long done = server.service().consumer().metrics.markersDone.sum();
+            quiet = done == last && server.service().consumer().lagMillis() == 0 ? quiet + 1 : 0;
+            last = done;
+            Thread.sleep(500);
+        }
+        return (System.nanoTime() - t0) / 1e9;
+    }
 }

@@ -95,7 +95,7 @@ public final class BenchReadCommand implements Callable<Integer> {
             GsiConfig config = new GsiConfig(d.cassandra(), d.consistency(), d.queue(), new HttpConfig("127.0.0.1", 0, null, false));
             try (GsiServer server = new GsiServer(node.session, config)) {
                 load(node, out);
-                awaitDrained(server);
+                BenchNode.awaitDrained(server, java.time.Duration.ofMinutes(2));
                 List<Map<String, Object>> results = measure(node, server, n, out);
                 write(home, results, n);
                 out.println("wrote target/bench/read.json");
@@ -120,18 +120,6 @@ public final class BenchReadCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "loaded %d rows (%d with length %d, %d with length %d) in %.1f s%n", KEYS, HOT_MATCHES, HOT,
                 RARE_MATCHES, RARE, (System.nanoTime() - t0) / 1e9);
         out.flush();
-    }
-
-    private static void awaitDrained(GsiServer server) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + 120_000;
-        int quiet = 0;
-        long last = -1;
-        while (System.currentTimeMillis() < deadline && quiet < 6) {
-            long done = server.service().consumer().metrics.markersDone.sum();
-            quiet = done == last && server.service().consumer().lagMillis() == 0 ? quiet + 1 : 0;
-            last = done;
-            Thread.sleep(500);
-        }
     }
 
     private List<Map<String, Object>> measure(BenchNode node, GsiServer server, int n, PrintWriter out) throws Exception {

@@ -124,7 +124,9 @@ public final class BenchRepairCommand implements Callable<Integer> {
         double max = counter.get() / ((System.nanoTime() - t0) / 1e9);
         out.printf(Locale.ROOT, "maximum indexed write rate: %.0f writes/s (128 in flight, %d s)%n", max, phase);
         out.flush();
-        awaitDrained(server, out);
+        out.printf(Locale.ROOT, "repair service drained the backlog of that phase in %.1f s%n",
+                BenchNode.awaitDrained(server, java.time.Duration.ofMinutes(5)));
+        out.flush();
 
         // sustained load at half of it, sampling the lag of one write in SAMPLE_EVERY: every POLL_MILLIS one
         // asynchronous read per pending sample, so a slow sample never delays another
@@ -236,22 +238,6 @@ public final class BenchRepairCommand implements Callable<Integer> {
                 return;
             }
         }
-    }
-
-    /** Waits until the service has worked off the backlog (lag 0 and nothing new done for 3 s). */
-    private static void awaitDrained(GsiServer server, PrintWriter out) throws InterruptedException {
-        long t0 = System.nanoTime();
-        long deadline = System.currentTimeMillis() + 300_000;
-        int quiet = 0;
-        long last = -1;
-        while (System.currentTimeMillis() < deadline && quiet < 6) {
-            long done = server.service().consumer().metrics.markersDone.sum();
-            quiet = done == last && server.service().consumer().lagMillis() == 0 ? quiet + 1 : 0;
-            last = done;
-            Thread.sleep(500);
-        }
-        out.printf(Locale.ROOT, "repair service drained the backlog of that phase in %.1f s%n", (System.nanoTime() - t0) / 1e9);
-        out.flush();
     }
 
     /** Inserts {@code rows} rows, 128 in flight; returns rows/s. */

@@ -2,12 +2,12 @@ package io.cassandragsi.repair.jobs;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.Statement;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.repair.store.Catalog;
-import io.cassandragsi.repair.store.IndexTable;
 import io.cassandragsi.repair.store.Versions;
 import java.nio.ByteBuffer;
 import java.time.Instant;
@@ -300,15 +300,17 @@ final class Check {
     /** The rebuild's writes for one row, restricted to the entries to fix (missing, stale, or orphaned by key). */
     private void fixRow(List<Versions.Version> versions, Map<IndexPlan, Set<List<ByteBuffer>>> toFix, InFlight.Pending pending)
             throws InterruptedException {
+        List<TablePlan.IndexWrite> writes = new ArrayList<>();
         for (TablePlan.IndexWrite w : table.plan.diff(versions, true)) {
             Set<List<ByteBuffer>> keys = toFix.get(w.index());
-            if (keys == null || !keys.contains(w.key())) {
-                continue;
+            if (keys != null && keys.contains(w.key())) {
+                writes.add(w);
             }
-            IndexTable target = table.indexTables.get(w.index());
-            pending.add(inFlight.submit(() -> target.apply(w, write)));
-            progress.writes(1);
         }
+        for (Statement<?> st : table.statements(writes, write)) {
+            pending.add(inFlight.submit(() -> table.execute(st)));
+        }
+        progress.writes(writes.size());
     }
 
     private void verifyRow(List<ByteBuffer> rowKey, Map<IndexPlan, Set<List<ByteBuffer>>> fixed) {

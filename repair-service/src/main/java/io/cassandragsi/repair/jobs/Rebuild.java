@@ -6,15 +6,12 @@ import com.datastax.oss.driver.api.core.cql.Statement;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.repair.store.Catalog;
-import io.cassandragsi.repair.store.IndexTable;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -129,20 +126,17 @@ final class Rebuild {
         boolean complete = base.scan(range, (rowKey, versions) -> {
             counts[0] += versions.size();
             progress.rows(versions.size());
-            Map<IndexPlan, List<TablePlan.IndexWrite>> byIndex = new LinkedHashMap<>();
+            List<TablePlan.IndexWrite> writes = new ArrayList<>();
             for (TablePlan.IndexWrite w : table.plan.diff(versions, true)) {
                 if (targetSet.contains(w.index())) {
-                    byIndex.computeIfAbsent(w.index(), k -> new ArrayList<>()).add(w);
+                    writes.add(w);
                 }
             }
-            for (Map.Entry<IndexPlan, List<TablePlan.IndexWrite>> e : byIndex.entrySet()) {
-                IndexTable target = table.indexTables.get(e.getKey());
-                for (Statement<?> st : target.statementsByPartition(e.getValue(), write)) {
-                    pending.add(inFlight.submit(() -> target.execute(st)));
-                }
-                counts[1] += e.getValue().size();
-                progress.writes(e.getValue().size());
+            for (Statement<?> st : table.statements(writes, write)) {
+                pending.add(inFlight.submit(() -> table.execute(st)));
             }
+            counts[1] += writes.size();
+            progress.writes(writes.size());
             if (pending.failure() != null) {
                 pending.await(); // throws
             }

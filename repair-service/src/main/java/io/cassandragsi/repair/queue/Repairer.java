@@ -1,11 +1,11 @@
 package io.cassandragsi.repair.queue;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.cql.Statement;
 import io.cassandragsi.index.Composite;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.repair.store.Catalog;
-import io.cassandragsi.repair.store.IndexTable;
 import io.cassandragsi.repair.store.Versions;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -107,13 +107,17 @@ public final class Repairer {
         return false;
     }
 
-    /** Writes index changes and waits for them; every write is idempotent, so a failure is retried whole. */
+    /**
+     * Writes index changes and waits for them, one statement per index partition; every write is
+     * idempotent, so a failure is retried whole.
+     */
     public void apply(Catalog.Indexed table, List<TablePlan.IndexWrite> writes) {
-        List<CompletableFuture<?>> pending = new ArrayList<>(writes.size());
-        for (TablePlan.IndexWrite w : writes) {
-            IndexTable target = table.indexTables.get(w.index());
+        List<CompletableFuture<?>> pending = new ArrayList<>();
+        for (Statement<?> st : table.statements(writes, write)) {
             inFlight.acquireUninterruptibly();
-            pending.add(target.apply(w, write).toCompletableFuture().whenComplete((r, e) -> inFlight.release()));
+            pending.add(table.execute(st).toCompletableFuture().whenComplete((r, x) -> inFlight.release()));
+        }
+        for (TablePlan.IndexWrite w : writes) {
             LongAdder[] counters = perIndex.computeIfAbsent(
                     table.definition.qualifiedName() + "/" + w.index().index().name(), k -> new LongAdder[] {new LongAdder(), new LongAdder()});
             if (w instanceof TablePlan.MarkDeleted) {

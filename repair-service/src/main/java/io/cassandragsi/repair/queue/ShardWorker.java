@@ -148,16 +148,15 @@ final class ShardWorker {
         return full;
     }
 
-    /** Processes the markers not seen before; true when there were any. */
-    private boolean processNew(List<Marker> batch, long nowMillis) {
+    /** Processes the markers not seen before. */
+    private void processNew(List<Marker> batch, long nowMillis) {
         batch.removeIf(m -> seen.containsKey(m.id()) || isPending(m.id()));
         if (batch.isEmpty()) {
-            return false;
+            return;
         }
         metrics.markersRead.add(batch.size());
         oldestUnfinished = batch.stream().mapToLong(m -> markerMillis(m.id())).min().orElse(0);
         process(MarkerGroup.coalesce(batch), nowMillis);
-        return true;
     }
 
     /** Markers from {@code fromMillis} up to the fast path's position that were not seen yet. */
@@ -246,7 +245,7 @@ final class ShardWorker {
         }
     }
 
-    private boolean retryDue(long nowMillis) {
+    private void retryDue(long nowMillis) {
         List<Pending> due = new ArrayList<>();
         for (Iterator<Pending> it = pending.iterator(); it.hasNext(); ) {
             Pending p = it.next();
@@ -267,7 +266,6 @@ final class ShardWorker {
             }
             finish(p.group, outcome, p.attempts, nowMillis);
         }
-        return !due.isEmpty();
     }
 
     private void pruneSeen(long nowMillis) {

@@ -1,7 +1,10 @@
 package io.cassandragsi.repair.store;
 
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlIdentifier;
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
+import com.datastax.oss.driver.api.core.cql.Statement;
 import com.datastax.oss.driver.api.core.metadata.schema.KeyspaceMetadata;
 import com.datastax.oss.driver.api.core.metadata.schema.TableMetadata;
 import io.cassandragsi.index.IndexPlan;
@@ -14,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,8 +42,10 @@ public final class Catalog {
         public final TablePlan plan;
         public final BaseTable base;
         public final Map<IndexPlan, IndexTable> indexTables;
+        private final CqlSession session;
 
         Indexed(CqlSession session, TableDef definition, List<Index> indexes) {
+            this.session = session;
             this.definition = definition;
             this.plan = TablePlan.of(definition, indexes);
             this.base = new BaseTable(session, definition);
@@ -48,6 +54,26 @@ public final class Catalog {
                 map.put(p, new IndexTable(session, definition, p));
             }
             this.indexTables = map;
+        }
+
+        /**
+         * Index writes as statements, one per index partition (see {@link
+         * IndexTable#statementsByPartition}), for {@link #execute}.
+         */
+        public List<Statement<?>> statements(List<TablePlan.IndexWrite> writes, ConsistencyLevel cl) {
+            Map<IndexPlan, List<TablePlan.IndexWrite>> byIndex = new LinkedHashMap<>();
+            for (TablePlan.IndexWrite w : writes) {
+                byIndex.computeIfAbsent(w.index(), k -> new ArrayList<>()).add(w);
+            }
+            List<Statement<?>> out = new ArrayList<>();
+            for (Map.Entry<IndexPlan, List<TablePlan.IndexWrite>> e : byIndex.entrySet()) {
+                out.addAll(indexTables.get(e.getKey()).statementsByPartition(e.getValue(), cl));
+            }
+            return out;
+        }
+
+        public CompletionStage<AsyncResultSet> execute(Statement<?> statement) {
+            return session.executeAsync(statement);
         }
 
         public IndexPlan index(String name) {

@@ -2,7 +2,6 @@ package io.cassandragsi.repair.store;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.BatchType;
 import com.datastax.oss.driver.api.core.cql.BatchableStatement;
@@ -21,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
@@ -133,15 +131,6 @@ public final class IndexTable {
                     : BatchStatement.newInstance(BatchType.UNLOGGED, group).setConsistencyLevel(cl).setIdempotent(true));
         }
         return out;
-    }
-
-    public CompletionStage<AsyncResultSet> execute(Statement<?> statement) {
-        return session.executeAsync(statement);
-    }
-
-    /** Applies one write of the sibling diff asynchronously. */
-    public CompletionStage<AsyncResultSet> apply(TablePlan.IndexWrite write, ConsistencyLevel cl) {
-        return session.executeAsync(statement(write, cl));
     }
 
     BoundStatement statement(TablePlan.IndexWrite write, ConsistencyLevel cl) {
