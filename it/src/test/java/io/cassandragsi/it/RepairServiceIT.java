@@ -3,11 +3,19 @@ package io.cassandragsi.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import io.cassandragsi.index.Composite;
 import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.Tids;
 import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.service.RepairService;
+import io.cassandragsi.repair.store.QueueStore;
+import io.cassandragsi.schema.QueueLayout;
 import io.cassandragsi.schema.TableDef;
+import java.nio.ByteBuffer;
+import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -63,6 +71,50 @@ class RepairServiceIT {
                     assertThat(e.getValue().clean()).as("seed %d index %s: %s", seed, e.getKey(), e.getValue()).isTrue();
                 }
             }
+        }
+    }
+
+    /**
+     * Markers that become visible after the consumer's fast path has moved past their ids (a
+     * batch slow to apply, batchlog replay) are found by the sweeps. The late table is written
+     * without its trigger, so only the late markers can index it; fresh writes to another table
+     * move every shard's position past the late markers' ids first.
+     */
+    @Test
+    void should_index_writes_whose_markers_become_visible_late() throws Exception {
+        CqlSession session = SharedCluster.session();
+        long seed = seed();
+        TableDef late = SharedCluster.example("revisions", "it_late");
+        TableDef fresh = SharedCluster.example("revisions", "it_late_fresh");
+        SharedCluster.apply(late);
+        SharedCluster.apply(fresh);
+        session.execute("DROP TRIGGER IF EXISTS gsi_index ON it_late.revisions");
+        System.out.println("RepairServiceIT late markers seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
+        HistoryRun lateRun = new HistoryRun(session, late, seed);
+        lateRun.write(20, 300, 2); // no trigger: no entries, no markers
+        try (RepairService service = new RepairService(session, GsiConfig.defaults()).start()) {
+            Thread.sleep(1000); // the consumer holds its shards
+            long t0 = System.currentTimeMillis();
+            HistoryRun freshRun = new HistoryRun(session, fresh, seed + 1);
+            freshRun.write(60, 300, 2);
+            for (HistoryRun.Drift d : awaitConverged(freshRun, 60_000).values()) {
+                assertThat(d.clean()).as("seed %d fresh table: %s", seed, d).isTrue();
+            }
+            // one whole-partition marker per key of the late table, with ids from before the fresh writes
+            QueueStore queue = new QueueStore(session, QueueLayout.DEFAULT_KEYSPACE);
+            long ticks = Tids.ticks(Instant.ofEpochMilli(t0));
+            int i = 0;
+            for (List<ByteBuffer> rowKey : lateRun.oracle.rows().keySet()) {
+                queue.enqueue(new QueueStore.Marker(Tids.fromTicks(ticks + i, 0x8000000000000000L | i++), "it_late", "revisions",
+                        rowKey.get(0), Composite.encode(List.of()), null, null, QueueLayout.FLAG_PARTIAL | QueueLayout.FLAG_DELETE),
+                        t0, ConsistencyLevel.LOCAL_QUORUM);
+            }
+            Map<String, HistoryRun.Drift> drift = awaitConverged(lateRun, 90_000);
+            System.out.printf("late markers: %d enqueued; %s; service %s%n", i, drift, service.status());
+            for (Map.Entry<String, HistoryRun.Drift> e : drift.entrySet()) {
+                assertThat(e.getValue().clean()).as("seed %d index %s: %s", seed, e.getKey(), e.getValue()).isTrue();
+            }
+            assertThat(service.consumer().metrics.lateMarkers.sum()).as("markers the sweeps found").isPositive();
         }
     }
 }
