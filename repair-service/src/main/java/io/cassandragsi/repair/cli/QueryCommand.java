@@ -57,15 +57,12 @@ public final class QueryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        int dot = table.indexOf('.');
-        if (dot <= 0 || dot == table.length() - 1) {
-            throw new CommandFailedException("'" + table + "' is not KEYSPACE.TABLE");
-        }
+        TableName target = TableName.parse(table);
         GsiConfig config = connection.load();
         PrintWriter out = spec.commandLine().getOut();
         CqlSession session = ConnectionOptions.open(config);
         try (session; IndexReader reader = new IndexReader(session, new Catalog(session), null, config.consistency().read(), null, 16)) {
-            IndexReader.Query q = new IndexReader.Query(table.substring(0, dot), table.substring(dot + 1), index, values, gt, ge, lt, le,
+            IndexReader.Query q = new IndexReader.Query(target.keyspace(), target.table(), index, values, gt, ge, lt, le,
                     limit, null, consistent, asOf);
             List<Map<String, Object>> items = new ArrayList<>();
             String next;

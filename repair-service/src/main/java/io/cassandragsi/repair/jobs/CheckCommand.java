@@ -3,6 +3,7 @@ package io.cassandragsi.repair.jobs;
 import com.datastax.oss.driver.api.core.CqlSession;
 import io.cassandragsi.repair.cli.CommandFailedException;
 import io.cassandragsi.repair.cli.ConnectionOptions;
+import io.cassandragsi.repair.cli.TableName;
 import io.cassandragsi.repair.config.GsiConfig;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -56,7 +57,7 @@ public final class CheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        String[] kt = JobCommands.keyspaceTable(table);
+        TableName target = TableName.parse(table);
         CheckOptions options = CheckOptions.defaults().withFix(fix).withExamples(examples);
         if (parallelism != null) {
             options = options.withParallelism(parallelism);
@@ -67,9 +68,9 @@ public final class CheckCommand implements Callable<Integer> {
         GsiConfig config = connection.load();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (CqlSession session = JobCommands.open(config)) {
+        try (CqlSession session = ConnectionOptions.open(config)) {
             Jobs jobs = new Jobs(session, config);
-            JobHandle<CheckResult> handle = jobs.startCheck(kt[0], kt[1], index, options, ProgressListener.NONE);
+            JobHandle<CheckResult> handle = jobs.startCheck(target.keyspace(), target.table(), index, options, ProgressListener.NONE);
             ProgressDisplay display = new ProgressDisplay("check", handle::progress, err, !noProgress, true);
             CheckResult r;
             try {

@@ -3,6 +3,7 @@ package io.cassandragsi.repair.jobs;
 import com.datastax.oss.driver.api.core.CqlSession;
 import io.cassandragsi.repair.cli.CommandFailedException;
 import io.cassandragsi.repair.cli.ConnectionOptions;
+import io.cassandragsi.repair.cli.TableName;
 import io.cassandragsi.repair.config.GsiConfig;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -55,7 +56,7 @@ public final class RebuildCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        String[] kt = JobCommands.keyspaceTable(table);
+        TableName target = TableName.parse(table);
         RebuildOptions options = RebuildOptions.defaults().withResume(resume).withJobId(jobId).withMaxInFlight(maxInFlight);
         if (parallelism != null) {
             options = options.withParallelism(parallelism);
@@ -66,9 +67,9 @@ public final class RebuildCommand implements Callable<Integer> {
         GsiConfig config = connection.load();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (CqlSession session = JobCommands.open(config)) {
+        try (CqlSession session = ConnectionOptions.open(config)) {
             Jobs jobs = new Jobs(session, config);
-            JobHandle<RebuildResult> handle = jobs.startRebuild(kt[0], kt[1], index, options, ProgressListener.NONE);
+            JobHandle<RebuildResult> handle = jobs.startRebuild(target.keyspace(), target.table(), index, options, ProgressListener.NONE);
             out.println("rebuild " + handle.id() + " of " + table + " " + (index == null ? "(every index)" : index)
                     + " (resume with: gsi rebuild " + table + (index == null ? "" : " " + index) + " --job-id " + handle.id() + ")");
             out.flush();
