@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -31,10 +32,9 @@ public final class BaseTable {
     private final TableDef def;
     private final int tidAttribute;
     private final PreparedStatement inRange;
-    private final PreparedStatement before;
     private final PreparedStatement after;
     private final PreparedStatement atOrBefore;
-    private final PreparedStatement versionAndBefore;
+    private final PreparedStatement downFrom;
     private final PreparedStatement partition;
     /** The newest version at or before a tid in each of several rows, or null: see {@link #currentAtAllAsync}. */
     private final PreparedStatement currentInPartitions;
@@ -61,10 +61,9 @@ public final class BaseTable {
         String whereRow = " WHERE " + rowKey.stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         String tid = Cql.quote(def.tid().name());
         this.inRange = session.prepare(select + whereRow + " AND " + tid + " >= ? AND " + tid + " <= ?");
-        this.before = session.prepare(select + whereRow + " AND " + tid + " < ?" + orderBy(false) + " LIMIT 1");
         this.after = session.prepare(select + whereRow + " AND " + tid + " > ?" + orderBy(true) + " LIMIT 1");
         this.atOrBefore = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false) + " LIMIT 1");
-        this.versionAndBefore = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false) + " LIMIT 2");
+        this.downFrom = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false));
         this.partition = session.prepare(select + " WHERE "
                 + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND ")));
         // A row is one partition and the tid is stored descending: the first row of each partition
@@ -125,40 +124,39 @@ public final class BaseTable {
      * the range is in the list.
      */
     public List<Versions.Version> neighbourhood(List<ByteBuffer> rowKey, UUID min, UUID max, ConsistencyLevel cl) {
-        if (min.equals(max)) {
-            // one version (the common marker): itself and the one before in one read, the one after in another
-            var pUpTo = fetchAsync(bind(versionAndBefore, rowKey, cl, max));
-            var pAfter = fetchAsync(bind(after, rowKey, cl, max));
-            List<Versions.Version> out = new ArrayList<>(pUpTo.join());
-            out.sort(Versions.ASCENDING);
-            out.addAll(pAfter.join());
-            return out;
-        }
-        // the three reads go out together: one round trip instead of three
-        var pBefore = fetchAsync(bind(before, rowKey, cl, min));
-        var pRange = fetchAsync(bind(inRange, rowKey, cl, min, max));
+        // newest first from max down to the first version before min (pages of a marker's usual
+        // size: one version and its predecessor), and the one after max, side by side
+        int page = min.equals(max) ? 2 : 16;
+        var pUpTo = fetchAsync(bind(downFrom, rowKey, cl, page, max), v -> Tids.compare(v.tid(), min) < 0);
         var pAfter = fetchAsync(bind(after, rowKey, cl, max));
-        List<Versions.Version> out = new ArrayList<>(pBefore.join());
-        List<Versions.Version> range = pRange.join();
-        range.sort(Versions.ASCENDING);
-        out.addAll(range);
+        List<Versions.Version> out = new ArrayList<>(pUpTo.join());
+        out.sort(Versions.ASCENDING);
         out.addAll(pAfter.join());
         return out;
     }
 
     /** All rows of a statement (every page), asynchronously. */
     private CompletableFuture<List<Versions.Version>> fetchAsync(BoundStatement stmt) {
+        return fetchAsync(stmt, v -> false);
+    }
+
+    /** The rows of a statement up to and including the first that {@code last} accepts, asynchronously. */
+    private CompletableFuture<List<Versions.Version>> fetchAsync(BoundStatement stmt, Predicate<Versions.Version> last) {
         List<Versions.Version> out = new ArrayList<>();
-        return session.executeAsync(stmt).toCompletableFuture().thenCompose(rs -> collect(rs, out));
+        return session.executeAsync(stmt).toCompletableFuture().thenCompose(rs -> collect(rs, out, last));
     }
 
     private CompletableFuture<List<Versions.Version>> collect(
-            com.datastax.oss.driver.api.core.cql.AsyncResultSet rs, List<Versions.Version> out) {
+            com.datastax.oss.driver.api.core.cql.AsyncResultSet rs, List<Versions.Version> out, Predicate<Versions.Version> last) {
         for (Row row : rs.currentPage()) {
-            out.add(Versions.of(row, def.attributes().size(), tidAttribute));
+            Versions.Version v = Versions.of(row, def.attributes().size(), tidAttribute);
+            out.add(v);
+            if (last.test(v)) {
+                return CompletableFuture.completedFuture(out);
+            }
         }
         if (rs.hasMorePages()) {
-            return rs.fetchNextPage().toCompletableFuture().thenCompose(next -> collect(next, out));
+            return rs.fetchNextPage().toCompletableFuture().thenCompose(next -> collect(next, out, last));
         }
         return CompletableFuture.completedFuture(out);
     }
