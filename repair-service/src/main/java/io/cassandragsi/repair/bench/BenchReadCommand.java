@@ -6,6 +6,7 @@ import com.datastax.oss.driver.api.core.uuid.Uuids;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cassandragsi.conf.LocalCluster;
 import io.cassandragsi.repair.cli.GsiCommand;
 import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.config.HttpConfig;
@@ -18,7 +19,11 @@ import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
+import io.undertow.Undertow;
+import io.undertow.util.Headers;
 import java.net.HttpURLConnection;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.net.Proxy;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -64,6 +69,10 @@ public final class BenchReadCommand implements Callable<Integer> {
     @Option(names = "--requests", paramLabel = "N", description = "Measured requests per query (default 1000, --quick 200).")
     Integer requests;
 
+    @Option(names = "--only", paramLabel = "TEXT", split = ",",
+            description = "Measure only the queries whose name contains one of these texts (e.g. java-eventual,mv-cql), to profile a few.")
+    List<String> only;
+
     @picocli.CommandLine.Mixin
     NodeOptions nodeOptions;
 
@@ -96,6 +105,7 @@ public final class BenchReadCommand implements Callable<Integer> {
             try (GsiServer server = new GsiServer(node.session, config)) {
                 load(node, out);
                 BenchNode.awaitDrained(server, java.time.Duration.ofMinutes(2));
+                settle(node, out);
                 List<Map<String, Object>> results = measure(node, server, n, out);
                 write(home, results, n);
                 out.println("wrote target/bench/read.json");
@@ -122,17 +132,36 @@ public final class BenchReadCommand implements Callable<Integer> {
         out.flush();
     }
 
+    /**
+     * Flushes the benchmark's tables and waits for compactions to end, so that every query reads
+     * the same settled SSTables and no background work of the load overlaps the measurement.
+     */
+    private static void settle(BenchNode node, PrintWriter out) throws InterruptedException {
+        LocalCluster cluster = node.cluster;
+        try (NodeProbe probe = NodeProbe.attach("node0", cluster.address(0).getHostAddress(), cluster.nodeDir(0), cluster.jmxPort(0))) {
+            long t0 = System.nanoTime();
+            probe.flush("bench_read");
+            boolean settled = probe.awaitCompactions(java.time.Duration.ofMinutes(2));
+            out.printf(Locale.ROOT, "flushed bench_read and %s in %.1f s%n", settled ? "waited for compactions" : "gave up waiting for compactions",
+                    (System.nanoTime() - t0) / 1e9);
+            out.flush();
+        }
+    }
+
     private List<Map<String, Object>> measure(BenchNode node, GsiServer server, int n, PrintWriter out) throws Exception {
         String base = "http://127.0.0.1:" + server.httpPort() + "/v1/bench_read/revisions//by_length/";
         PreparedStatement mv = node.session.prepare("SELECT key, tid, length, value FROM bench_read.mv_by_length WHERE length = ? LIMIT ?");
         PreparedStatement sai = node.session.prepare("SELECT key, tid, length, value FROM bench_read.revisions WHERE length = ? LIMIT ?");
         IndexReader reader = server.reader();
         List<Query> queries = new ArrayList<>();
+        Map<String, byte[]> floorBodies = new LinkedHashMap<>();
         for (int limit : new int[] {10, 100}) {
             for (long v : new long[] {HOT, RARE}) {
                 String tag = " limit=" + limit + " " + (v == HOT ? "many(" + HOT_MATCHES + ")" : "few(" + RARE_MATCHES + ")");
                 String url = base + v + "?limit=" + limit;
                 queries.add(new Query("gsi-http-eventual" + tag, () -> get(url)));
+                String floorPath = "/" + v + "/" + limit;
+                floorBodies.put(floorPath, get(url).toCompletableFuture().join());
                 queries.add(new Query("gsi-http-consistent" + tag, () -> get(url + "&consistent=true")));
                 IndexReader.Query q = IndexReader.Query.of("bench_read", "revisions", "by_length", String.valueOf(v)).withLimit(limit);
                 queries.add(new Query("gsi-java-eventual" + tag, () -> CompletableFuture.completedFuture(reader.read(q))));
@@ -144,6 +173,52 @@ public final class BenchReadCommand implements Callable<Integer> {
                 queries.add(new Query("sai-cql" + tag, () -> drain(node.session.executeAsync(sai.bind(value, lim)))));
             }
         }
+        try (HttpFloor floor = new HttpFloor(floorBodies)) {
+            for (int limit : new int[] {10, 100}) {
+                for (long v : new long[] {HOT, RARE}) {
+                    String tag = " limit=" + limit + " " + (v == HOT ? "many(" + HOT_MATCHES + ")" : "few(" + RARE_MATCHES + ")");
+                    String url = floor.url("/" + v + "/" + limit);
+                    queries.add(new Query("http-floor" + tag, () -> get(url)));
+                }
+            }
+            if (only != null) {
+                queries.removeIf(q -> only.stream().noneMatch(o -> q.name().contains(o)));
+            }
+            return measure(queries, n, out);
+        }
+    }
+
+    /**
+     * The HTTP round trip alone, as a reference: an Undertow server answering, from its I/O thread,
+     * the bytes our server answered to the same eventual read, to the same client. Our HTTP reads
+     * can cost no less than this plus the Java read.
+     */
+    private static final class HttpFloor implements AutoCloseable {
+        private final Undertow server;
+        private final int port;
+
+        HttpFloor(Map<String, byte[]> bodies) {
+            server = Undertow.builder().addHttpListener(0, "127.0.0.1").setHandler(exchange -> {
+                byte[] body = bodies.get(exchange.getRequestPath());
+                exchange.setStatusCode(body == null ? 404 : 200);
+                exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
+                exchange.getResponseSender().send(ByteBuffer.wrap(body == null ? new byte[0] : body));
+            }).build();
+            server.start();
+            port = ((InetSocketAddress) server.getListenerInfo().get(0).getAddress()).getPort();
+        }
+
+        String url(String path) {
+            return "http://127.0.0.1:" + port + path;
+        }
+
+        @Override
+        public void close() {
+            server.stop();
+        }
+    }
+
+    private static List<Map<String, Object>> measure(List<Query> queries, int n, PrintWriter out) throws Exception {
         Map<String, Latencies> lat = new LinkedHashMap<>();
         for (Query q : queries) {
             lat.put(q.name(), new Latencies());
