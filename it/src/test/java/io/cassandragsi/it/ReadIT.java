@@ -89,12 +89,18 @@ class ReadIT {
 
     /** All pages of a read, checking there are no duplicates. */
     private static List<Map<String, Object>> readAll(IndexReader.Query q) {
+        return readAll(q, null);
+    }
+
+    /** All pages of a read, each with a limit from 1 to 9 drawn from {@code limits} (null: the query's own). */
+    private static List<Map<String, Object>> readAll(IndexReader.Query q, Random limits) {
         List<Map<String, Object>> all = new ArrayList<>();
         Set<Object> seen = new HashSet<>();
         String next = null;
         int pages = 0;
         do {
-            IndexReader.Page page = server.reader().read(q.withNext(next));
+            IndexReader.Query pageQuery = limits == null ? q : q.withLimit(1 + limits.nextInt(9));
+            IndexReader.Page page = server.reader().read(pageQuery.withNext(next));
             for (Map<String, Object> item : page.items()) {
                 assertThat(seen.add(item.get("key"))).as("duplicate item %s", item).isTrue();
             }
@@ -134,6 +140,11 @@ class ReadIT {
                     assertThat(keys(readAll(q))).as("seed %d length %d consistent %s limit %d", seed, length, consistent, limit)
                             .isEqualTo(want);
                 }
+                // a token stays valid when the next page asks for a different limit
+                IndexReader.Query q = IndexReader.Query.of(KS, "revisions", "by_length", String.valueOf(length))
+                        .withConsistent(consistent).withAsOf(now.toString());
+                assertThat(keys(readAll(q, new Random(seed + length)))).as("seed %d length %d consistent %s, limits 1-9 per page",
+                        seed, length, consistent).isEqualTo(want);
             }
         }
     }

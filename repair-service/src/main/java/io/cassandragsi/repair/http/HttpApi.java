@@ -9,6 +9,7 @@ import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
 import io.undertow.util.SameThreadExecutor;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.LinkedHashMap;
@@ -75,7 +76,6 @@ public final class HttpApi implements AutoCloseable {
      */
     private void handle(HttpServerExchange exchange) {
         String method = exchange.getRequestMethod().toString();
-        String line = method + " " + exchange.getRequestURI() + (exchange.getQueryString().isEmpty() ? "" : "?" + exchange.getQueryString());
         try {
             if (token != null) {
                 String auth = exchange.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
@@ -90,40 +90,46 @@ public final class HttpApi implements AutoCloseable {
                 IndexReader.Query query = readQuery(seg, params);
                 exchange.dispatch(SameThreadExecutor.INSTANCE, () -> reader.readAsync(query).whenComplete((page, failure) -> {
                     if (failure == null) {
-                        respond(exchange, line, readBody(page));
+                        respond(exchange, readBody(page));
                     } else {
-                        fail(exchange, line, failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure);
+                        fail(exchange, failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure);
                     }
                 }));
                 return;
             }
             exchange.dispatch(() -> {
                 try {
-                    respond(exchange, line, route(method, exchange.getRequestURI(), seg, params));
+                    respond(exchange, route(method, exchange.getRequestURI(), seg, params));
                 } catch (RuntimeException e) {
-                    fail(exchange, line, e);
+                    fail(exchange, e);
                 }
             });
         } catch (RuntimeException e) {
-            fail(exchange, line, e);
+            fail(exchange, e);
         }
     }
 
     /** Sends a route's answer: JSON, or Prometheus text for a String. */
-    private static void respond(HttpServerExchange exchange, String line, Object body) {
+    private static void respond(HttpServerExchange exchange, Object body) {
         try {
             if (body instanceof String text) {
-                send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", text);
+                send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", text.getBytes(StandardCharsets.UTF_8));
             } else {
-                send(exchange, 200, "application/json", JSON.writeValueAsString(body));
+                send(exchange, 200, "application/json", JSON.writeValueAsBytes(body));
             }
         } catch (Exception e) {
-            fail(exchange, line, e);
+            fail(exchange, e);
         }
     }
 
+    /** The request line, for logs. */
+    private static String line(HttpServerExchange exchange) {
+        return exchange.getRequestMethod() + " " + exchange.getRequestURI() + (exchange.getQueryString().isEmpty() ? "" : "?" + exchange.getQueryString());
+    }
+
     /** The one place failures become status codes: 4xx logged at WARN, 5xx at ERROR, with the request line. */
-    private static void fail(HttpServerExchange exchange, String line, Throwable failure) {
+    private static void fail(HttpServerExchange exchange, Throwable failure) {
+        String line = line(exchange);
         if (failure instanceof ReadException e) {
             if (e.status() >= 500) {
                 LOG.error("{} -> {} {}: {}", line, e.status(), e.error(), e.detail());
@@ -222,18 +228,20 @@ public final class HttpApi implements AutoCloseable {
         body.put("error", error);
         body.put("detail", detail);
         try {
-            send(exchange, status, "application/json", JSON.writeValueAsString(body));
+            send(exchange, status, "application/json", JSON.writeValueAsBytes(body));
         } catch (Exception e) {
             exchange.setStatusCode(status);
             exchange.endExchange();
         }
     }
 
-    private static void send(HttpServerExchange exchange, int status, String type, String body) {
+    private static final HttpString CACHE_CONTROL = new HttpString("Cache-Control");
+
+    private static void send(HttpServerExchange exchange, int status, String type, byte[] body) {
         exchange.setStatusCode(status);
         exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, type);
-        exchange.getResponseHeaders().put(new HttpString("Cache-Control"), "no-store");
-        exchange.getResponseSender().send(body, StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().put(CACHE_CONTROL, "no-store");
+        exchange.getResponseSender().send(ByteBuffer.wrap(body));
     }
 
     @Override

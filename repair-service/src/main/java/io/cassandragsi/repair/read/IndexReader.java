@@ -74,6 +74,7 @@ public final class IndexReader implements AutoCloseable {
     private final ExecutorService blocking;
     /** Read repairs (synchronous queue writes), off the read's path; at most {@link #REPAIRS_WAITING} wait. */
     private final ThreadPoolExecutor repairs;
+    private final Map<IndexPlan, ItemLayout> layouts = new java.util.concurrent.ConcurrentHashMap<>();
 
     private static final int REPAIRS_WAITING = 10_000;
 
@@ -186,21 +187,34 @@ public final class IndexReader implements AutoCloseable {
     }
 
     /** What one read needs after its input is parsed. */
-    private record Read(Catalog.Indexed table, IndexPlan plan, BoundStatement statement, UUID q, int limit, boolean consistent,
-            Fingerprint fingerprint) {}
+    private record Read(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, BoundStatement statement, UUID q, int limit,
+            boolean consistent, Fingerprint fingerprint) {}
+
+    /** The layout of an index's items, worked out on its first read (a reloaded catalog brings new plans, so the cache is bounded). */
+    private ItemLayout layout(Catalog.Indexed table, IndexPlan plan) {
+        ItemLayout layout = layouts.get(plan);
+        if (layout == null) {
+            if (layouts.size() > 1024) {
+                layouts.clear();
+            }
+            layout = ItemLayout.of(table.definition, plan.index());
+            layouts.put(plan, layout);
+        }
+        return layout;
+    }
 
     /** The query's fingerprint for its page tokens, computed when a token is first encoded or decoded. */
     private static final class Fingerprint {
-        private final String canonical;
+        private final Supplier<String> canonical;
         private byte[] hash;
 
-        Fingerprint(String canonical) {
+        Fingerprint(Supplier<String> canonical) {
             this.canonical = canonical;
         }
 
         byte[] get() {
             if (hash == null) {
-                hash = PageToken.fingerprint(canonical);
+                hash = PageToken.fingerprint(canonical.get());
             }
             return hash;
         }
@@ -241,7 +255,7 @@ public final class IndexReader implements AutoCloseable {
             throw ReadException.badRequest("bad_limit", "limit must be between 1 and " + MAX_LIMIT + ", not " + limit);
         }
         UUID q = queryTime(query.asOf());
-        Fingerprint fingerprint = new Fingerprint(String.join("\u0000", def.keyspace(), def.table(), index.name(),
+        Fingerprint fingerprint = new Fingerprint(() -> String.join("\u0000", def.keyspace(), def.table(), index.name(),
                 String.join("\u0001", values), String.valueOf(query.gt()), String.valueOf(query.ge()), String.valueOf(query.lt()),
                 String.valueOf(query.le()), String.valueOf(query.consistent()), q.toString()));
         byte[] state = null;
@@ -270,24 +284,29 @@ public final class IndexReader implements AutoCloseable {
             if (upper != null) {
                 b.setBytesUnsafe(bi++, upper.value);
             }
-            b.setPageSize(pageSize(limit)).setConsistencyLevel(cl);
-            Read read = new Read(table, plan, b.build(), q, limit, query.consistent(), fingerprint);
-            return page(read, firstState, firstSkip, new ArrayList<>());
+            b.setConsistencyLevel(cl);
+            Read read = new Read(table, plan, layout(table, plan), b.build(), q, limit, query.consistent(), fingerprint);
+            return page(read, firstState, firstSkip, fetchSize(firstSkip, limit, 0), new ArrayList<>(limit));
         });
     }
 
     /**
-     * Index rows fetched per page: one more than the limit, so that a read whose matches all fit
-     * ends without a token, plus an eighth for entries that no longer match (more pages follow
-     * when that is not enough). Every row more costs time on the node, even when unused.
+     * Index rows to fetch next: as many as items are still missing (after the {@code skip} rows
+     * that a token resumes behind), so that a page whose rows all match ends exactly where the read
+     * stops, no row is fetched in vain, and the next token starts a fresh page; a read that fetched
+     * too few matches (entries that no longer match) fetches at least twice as many rows as last
+     * time, up to {@value #MAX_LIMIT} beyond the skipped rows.
      */
-    static int pageSize(int limit) {
-        return Math.min(MAX_LIMIT, limit + 1 + limit / 8);
+    static int fetchSize(int skip, int missing, int previous) {
+        return skip + Math.min(MAX_LIMIT, Math.max(missing, 2 * previous));
     }
 
-    /** Reads the index page at {@code state} and decides its rows from {@code skip} on; then the next page if needed. */
-    private CompletableFuture<Page> page(Read read, byte[] state, int skip, List<Map<String, Object>> items) {
-        BoundStatement stmt = read.statement().setPagingState(state == null ? null : ByteBuffer.wrap(state));
+    /**
+     * Reads {@code size} index rows at {@code state} and decides them from {@code skip} on; then the
+     * next page if items are still missing.
+     */
+    private CompletableFuture<Page> page(Read read, byte[] state, int skip, int size, List<Map<String, Object>> items) {
+        BoundStatement stmt = read.statement().setPagingState(state == null ? null : ByteBuffer.wrap(state)).setPageSize(size);
         return session.executeAsync(stmt).toCompletableFuture().thenCompose(rs -> {
             List<Row> rows = new ArrayList<>(rs.remaining());
             for (Row row : rs.currentPage()) {
@@ -305,7 +324,7 @@ public final class IndexReader implements AutoCloseable {
                 if (items.size() >= read.limit()) {
                     return CompletableFuture.completedFuture(new Page(items, token(read, following, 0)));
                 }
-                return page(read, following, 0, items);
+                return page(read, following, 0, fetchSize(0, read.limit() - items.size(), size - skip), items);
             });
         });
     }
@@ -327,22 +346,14 @@ public final class IndexReader implements AutoCloseable {
             int next = i + window;
             if (!decided.isDone()) {
                 return decided.thenCompose(d -> {
-                    addMatches(items, d);
+                    items.addAll(d);
                     return consume(read, rows, next, items);
                 });
             }
-            addMatches(items, decided.join());
+            items.addAll(decided.join());
             i = next;
         }
         return CompletableFuture.completedFuture(i);
-    }
-
-    private static void addMatches(List<Map<String, Object>> items, List<Map<String, Object>> decided) {
-        for (Map<String, Object> item : decided) {
-            if (item != null) {
-                items.add(item);
-            }
-        }
     }
 
     private static String names(List<Column> columns) {
@@ -392,8 +403,8 @@ public final class IndexReader implements AutoCloseable {
     }
 
     /**
-     * Decides a window of index rows: the item for each match, null for each non-match. Rows the
-     * index alone decides are decided at once; the others are checked against the base table,
+     * Decides a window of index rows: the items of the matches, in row order. Rows the index alone
+     * decides are decided at once; the others are checked against the base table,
      * asynchronously: with one query per {@value BaseTable#ROWS_PER_QUERY} rows where the table
      * allows it ({@link BaseTable#readsManyCurrent}), else one query per row; at most {@code
      * checkConcurrency} queries in flight.
@@ -401,67 +412,58 @@ public final class IndexReader implements AutoCloseable {
     private CompletableFuture<List<Map<String, Object>>> decide(Read read, List<Row> rows) {
         Catalog.Indexed table = read.table();
         IndexPlan plan = read.plan();
-        Index index = plan.index();
+        ItemLayout layout = read.layout();
         UUID q = read.q();
-        int keySize = index.keyColumns().size();
-        List<Column> keyColumns = index.keyColumns();
-        String tidName = table.definition.tid().name();
-        List<Supplier<CompletableFuture<Map<String, Object>>>> decisions = new ArrayList<>(rows.size());
-        boolean checks = false;
+        Item[] decided = new Item[rows.size()];
+        List<Integer> checkedAt = new ArrayList<>();
+        List<Supplier<CompletableFuture<Item>>> checks = new ArrayList<>();
         List<List<ByteBuffer>> current = new ArrayList<>();
         CompletableFuture<List<Versions.Version>> batch = new CompletableFuture<>();
-        for (Row r : rows) {
-            List<ByteBuffer> key = new ArrayList<>(keySize);
-            for (int k = 0; k < keySize; k++) {
-                key.add(r.getBytesUnsafe(k));
-            }
-            Map<String, ByteBuffer> entry = new LinkedHashMap<>();
-            for (int k = 0; k < keySize; k++) {
-                entry.put(keyColumns.get(k).name(), key.get(k));
-            }
-            for (int p = 0; p < index.proj().size(); p++) {
-                entry.put(index.proj().get(p).name(), r.getBytesUnsafe(keySize + p));
-            }
-            if (index.perVersion()) {
-                UUID tid = Tids.uuid(entry.get(tidName));
+        for (int n = 0; n < rows.size(); n++) {
+            Row r = rows.get(n);
+            if (plan.perVersion()) {
+                UUID tid = Tids.uuid(r.getBytesUnsafe(layout.tidInEntryKey));
                 if (Tids.compare(tid, q) > 0) {
-                    decisions.add(NO_MATCH);
-                } else if (!read.consistent()) {
-                    decisions.add(decided(item(table, index, entry)));
-                } else {
-                    decisions.add(() -> checkVersion(table, plan, key, tid));
-                    checks = true;
+                    continue;
                 }
+                if (!read.consistent()) {
+                    decided[n] = layout.fromRow(r);
+                    continue;
+                }
+                List<ByteBuffer> key = layout.entryKey(r);
+                checkedAt.add(n);
+                checks.add(() -> checkVersion(table, plan, layout, key, tid));
                 continue;
             }
-            UUID tid = r.getUuid(keySize + index.proj().size());
-            UUID deleted = r.getUuid(keySize + index.proj().size() + 1);
+            ByteBuffer deletedBytes = r.getBytesUnsafe(layout.deletedColumn);
+            UUID deleted = deletedBytes == null ? null : Tids.uuid(deletedBytes);
             if (deleted != null && Tids.compare(deleted, q) <= 0) {
-                decisions.add(NO_MATCH);
                 continue;
             }
+            ByteBuffer tidBytes = r.getBytesUnsafe(layout.tidColumn);
+            UUID tid = tidBytes == null ? null : Tids.uuid(tidBytes);
             // An entry deleted after q (an as-of read in the past) is checked against the base: its
             // _deleted can name a later non-matching version than the exact one when a version
             // arrived late, and last-write-wins keeps the later. The base knows; repair cannot help.
-            boolean deletedAfterQ = deleted != null;
-            boolean claims = tid != null && Tids.compare(tid, q) <= 0 && !deletedAfterQ;
+            boolean claims = tid != null && Tids.compare(tid, q) <= 0 && deleted == null;
             if (!read.consistent() && claims) {
-                entry.put(tidName, Tids.bytes(tid));
-                decisions.add(decided(item(table, index, entry)));
+                decided[n] = layout.fromRow(r);
                 continue;
             }
-            List<ByteBuffer> rowKey = rowKey(table.definition, index, key);
+            List<ByteBuffer> key = layout.entryKey(r);
+            List<ByteBuffer> rowKey = layout.rowKey(key);
+            checkedAt.add(n);
             if (table.base.readsManyCurrent()) {
                 int at = current.size();
                 current.add(rowKey);
-                decisions.add(() -> batch.thenApply(versions -> judgeCurrent(table, plan, key, rowKey, claims, tid, versions.get(at))));
+                checks.add(() -> batch.thenApply(versions -> judgeCurrent(table, plan, layout, key, rowKey, claims, tid, versions.get(at))));
             } else {
-                decisions.add(() -> {
+                checks.add(() -> {
                     baseChecks.increment();
-                    return table.base.currentAtAsync(rowKey, q, cl).thenApply(v -> judgeCurrent(table, plan, key, rowKey, claims, tid, v));
+                    return table.base.currentAtAsync(rowKey, q, cl)
+                            .thenApply(v -> judgeCurrent(table, plan, layout, key, rowKey, claims, tid, v));
                 });
             }
-            checks = true;
         }
         if (!current.isEmpty()) {
             // the rows whose current version is needed, a few per query, the queries side by side
@@ -481,45 +483,32 @@ public final class IndexReader implements AutoCloseable {
                 batch.complete(all);
             });
         }
-        if (!checks) {
-            List<Map<String, Object>> out = new ArrayList<>(decisions.size());
-            for (Supplier<CompletableFuture<Map<String, Object>>> d : decisions) {
-                out.add(d.get().join());
-            }
-            return CompletableFuture.completedFuture(out);
+        if (checks.isEmpty()) {
+            return CompletableFuture.completedFuture(matches(decided));
         }
-        return Bounded.run(decisions, checkConcurrency);
+        return Bounded.run(checks, checkConcurrency).thenApply(items -> {
+            for (int k = 0; k < items.size(); k++) {
+                decided[checkedAt.get(k)] = items.get(k);
+            }
+            return matches(decided);
+        });
     }
 
-    private static final Supplier<CompletableFuture<Map<String, Object>>> NO_MATCH = () -> CompletableFuture.completedFuture(null);
-
-    private static Supplier<CompletableFuture<Map<String, Object>>> decided(Map<String, Object> item) {
-        CompletableFuture<Map<String, Object>> f = CompletableFuture.completedFuture(item);
-        return () -> f;
-    }
-
-    /** Base row key (partition key, clustering prefix) of an index entry. */
-    private static List<ByteBuffer> rowKey(TableDef def, Index index, List<ByteBuffer> entryKey) {
-        List<ByteBuffer> rowKey = new ArrayList<>();
-        List<Column> keyColumns = index.keyColumns();
-        List<Column> needed = new ArrayList<>(def.partitionKey());
-        needed.addAll(def.clusteringPrefix());
-        for (Column c : needed) {
-            for (int k = 0; k < keyColumns.size(); k++) {
-                if (keyColumns.get(k).name().equals(c.name())) {
-                    rowKey.add(entryKey.get(k));
-                    break;
-                }
+    private static List<Map<String, Object>> matches(Item[] decided) {
+        List<Map<String, Object>> out = new ArrayList<>(decided.length);
+        for (Item item : decided) {
+            if (item != null) {
+                out.add(item);
             }
         }
-        return rowKey;
+        return out;
     }
 
     /** The item of an entry if the base version current at the query time {@code v} still has its key; else read repair if it claimed to. */
-    private Map<String, Object> judgeCurrent(Catalog.Indexed table, IndexPlan plan, List<ByteBuffer> key, List<ByteBuffer> rowKey,
+    private Item judgeCurrent(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, List<ByteBuffer> key, List<ByteBuffer> rowKey,
             boolean claims, UUID tid, Versions.Version v) {
         if (v != null && key.equals(table.plan.entryKey(plan, v))) {
-            return versionItem(table, plan.index(), v);
+            return layout.fromVersion(v);
         }
         if (claims) {
             falsePositives.increment();
@@ -528,12 +517,11 @@ public final class IndexReader implements AutoCloseable {
         return null;
     }
 
-    private CompletableFuture<Map<String, Object>> checkVersion(Catalog.Indexed table, IndexPlan plan, List<ByteBuffer> key, UUID tid) {
+    private CompletableFuture<Item> checkVersion(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, List<ByteBuffer> key, UUID tid) {
         baseChecks.increment();
-        List<ByteBuffer> rowKey = rowKey(table.definition, plan.index(), key);
-        return table.base.versionAsync(rowKey, tid, cl).thenApply(v -> {
+        return table.base.versionAsync(layout.rowKey(key), tid, cl).thenApply(v -> {
             if (v != null && key.equals(table.plan.entryKey(plan, v))) {
-                return versionItem(table, plan.index(), v);
+                return layout.fromVersion(v);
             }
             falsePositives.increment();
             return null;
@@ -568,36 +556,6 @@ public final class IndexReader implements AutoCloseable {
         } catch (RejectedExecutionException e) {
             // too many repairs waiting, or the reader is closed: dropped, as above
         }
-    }
-
-    /** An item from the index entry: index key, base primary key with the tid, projections. */
-    private static Map<String, Object> item(Catalog.Indexed table, Index index, Map<String, ByteBuffer> entry) {
-        Map<String, Object> item = new LinkedHashMap<>();
-        TableDef def = table.definition;
-        for (Map.Entry<String, ByteBuffer> e : entry.entrySet()) {
-            if (e.getKey().equals(Index.CONSTANT_COLUMN)) {
-                continue;
-            }
-            item.put(e.getKey(), Values.render(def.type(e.getKey()), e.getValue()));
-        }
-        return item;
-    }
-
-    /** An item from a base version (consistent reads, and eventual reads checked against the base). */
-    private static Map<String, Object> versionItem(Catalog.Indexed table, Index index, Versions.Version v) {
-        TableDef def = table.definition;
-        List<String> names = new ArrayList<>(def.attributes().keySet());
-        Map<String, Object> item = new LinkedHashMap<>();
-        List<Column> columns = new ArrayList<>(index.hash());
-        columns.addAll(index.range());
-        columns.addAll(def.primaryKey());
-        columns.addAll(index.proj());
-        for (Column c : columns) {
-            if (!item.containsKey(c.name())) {
-                item.put(c.name(), Values.render(c.type(), v.values()[names.indexOf(c.name())]));
-            }
-        }
-        return item;
     }
 
     private static byte[] bytes(ByteBuffer b) {

@@ -7,10 +7,23 @@ import org.junit.jupiter.api.Test;
 class IndexReaderTest {
 
     @Test
-    void should_fetch_one_row_more_than_the_limit_and_an_eighth_when_paging_the_index() {
-        assertThat(IndexReader.pageSize(1)).isEqualTo(2);
-        assertThat(IndexReader.pageSize(10)).isEqualTo(12);
-        assertThat(IndexReader.pageSize(100)).isEqualTo(113);
-        assertThat(IndexReader.pageSize(IndexReader.MAX_LIMIT)).isEqualTo(IndexReader.MAX_LIMIT);
+    void should_fetch_as_many_rows_as_items_are_missing_on_a_first_page() {
+        assertThat(IndexReader.fetchSize(0, 1, 0)).isEqualTo(1);
+        assertThat(IndexReader.fetchSize(0, 10, 0)).isEqualTo(10);
+        assertThat(IndexReader.fetchSize(0, IndexReader.MAX_LIMIT, 0)).isEqualTo(IndexReader.MAX_LIMIT);
+    }
+
+    @Test
+    void should_fetch_the_rows_a_token_skips_on_top_of_the_missing_items() {
+        assertThat(IndexReader.fetchSize(7, 10, 0)).isEqualTo(17);
+        assertThat(IndexReader.fetchSize(999, IndexReader.MAX_LIMIT, 0)).isEqualTo(999 + IndexReader.MAX_LIMIT);
+    }
+
+    @Test
+    void should_fetch_at_least_twice_as_many_rows_as_last_time_when_entries_no_longer_match() {
+        assertThat(IndexReader.fetchSize(0, 3, 10)).isEqualTo(20);
+        assertThat(IndexReader.fetchSize(0, 3, 20)).isEqualTo(40);
+        assertThat(IndexReader.fetchSize(0, 90, 20)).isEqualTo(90);
+        assertThat(IndexReader.fetchSize(0, 3, 800)).isEqualTo(IndexReader.MAX_LIMIT);
     }
 }

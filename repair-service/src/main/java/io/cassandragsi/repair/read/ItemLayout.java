@@ -1,0 +1,134 @@
+package io.cassandragsi.repair.read;
+
+import com.datastax.oss.driver.api.core.cql.Row;
+import io.cassandragsi.repair.store.Versions;
+import io.cassandragsi.schema.AttrType;
+import io.cassandragsi.schema.Column;
+import io.cassandragsi.schema.Index;
+import io.cassandragsi.schema.TableDef;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Where everything a read needs sits, for one index, worked out once: the attributes of an item
+ * (index hash and range attributes, the base primary key with the tid, the projections; each
+ * once, in that order) with their types, where each is in a row of the index select and in a base
+ * version, and where the entry key, the base row key, {@code _tid} and {@code _deleted} are in an
+ * index row. Items from the index and items from the base thus have the same attributes in the
+ * same order.
+ */
+final class ItemLayout {
+    /** Item attributes, in item order, and their types. */
+    final String[] names;
+    final AttrType[] types;
+    /** Per item attribute: its column in an index row (the tid of an index that is not per version: {@code _tid}). */
+    private final int[] rowColumn;
+    /** Per item attribute: its position in a base version's values (definition order). */
+    private final int[] versionAttribute;
+    /** Index key columns: the first {@code keySize} columns of an index row. */
+    final int keySize;
+    /** Positions in the entry key of the base row key (partition key, clustering prefix). */
+    private final int[] rowKeyInEntryKey;
+    /** The {@code _tid} and {@code _deleted} columns of an index row; -1 for a per-version index. */
+    final int tidColumn;
+    final int deletedColumn;
+    /** Per-version index: the tid's position in the entry key; else -1. */
+    final int tidInEntryKey;
+
+    private ItemLayout(TableDef def, Index index) {
+        List<Column> keyColumns = index.keyColumns();
+        List<Column> proj = index.proj();
+        List<String> attributes = new ArrayList<>(def.attributes().keySet());
+        Column tid = def.tid();
+        List<Column> order = new ArrayList<>(index.hash());
+        order.addAll(index.range());
+        order.addAll(def.primaryKey());
+        order.addAll(proj);
+        List<Column> item = new ArrayList<>();
+        for (Column c : order) {
+            if (item.stream().noneMatch(i -> i.name().equals(c.name()))) {
+                item.add(c);
+            }
+        }
+        this.keySize = keyColumns.size();
+        this.tidColumn = index.perVersion() ? -1 : keySize + proj.size();
+        this.deletedColumn = index.perVersion() ? -1 : keySize + proj.size() + 1;
+        this.names = new String[item.size()];
+        this.types = new AttrType[item.size()];
+        this.rowColumn = new int[item.size()];
+        this.versionAttribute = new int[item.size()];
+        for (int i = 0; i < item.size(); i++) {
+            Column c = item.get(i);
+            names[i] = c.name();
+            types[i] = c.type();
+            versionAttribute[i] = attributes.indexOf(c.name());
+            int column = position(keyColumns, c.name());
+            if (column < 0) {
+                int p = position(proj, c.name());
+                column = p >= 0 ? keySize + p : tid != null && c.name().equals(tid.name()) ? tidColumn : -1;
+            }
+            if (column < 0) {
+                throw new IllegalStateException("attribute '" + c.name() + "' of index " + index.name() + " is in no column of its table");
+            }
+            rowColumn[i] = column;
+        }
+        List<Column> rowKey = new ArrayList<>(def.partitionKey());
+        rowKey.addAll(def.clusteringPrefix());
+        this.rowKeyInEntryKey = new int[rowKey.size()];
+        for (int i = 0; i < rowKey.size(); i++) {
+            rowKeyInEntryKey[i] = position(keyColumns, rowKey.get(i).name());
+        }
+        this.tidInEntryKey = index.perVersion() ? position(keyColumns, tid.name()) : -1;
+    }
+
+    static ItemLayout of(TableDef def, Index index) {
+        return new ItemLayout(def, index);
+    }
+
+    private static int position(List<Column> columns, String name) {
+        for (int i = 0; i < columns.size(); i++) {
+            if (columns.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The item of an index row, decoded from its columns. */
+    Item fromRow(Row row) {
+        Object[] values = new Object[names.length];
+        for (int i = 0; i < names.length; i++) {
+            values[i] = Values.render(types[i], row.getBytesUnsafe(rowColumn[i]));
+        }
+        return new Item(names, values);
+    }
+
+    /** The item of a base version. */
+    Item fromVersion(Versions.Version version) {
+        Object[] values = new Object[names.length];
+        ByteBuffer[] stored = version.values();
+        for (int i = 0; i < names.length; i++) {
+            values[i] = Values.render(types[i], stored[versionAttribute[i]]);
+        }
+        return new Item(names, values);
+    }
+
+    /** The entry key of an index row: its key columns. */
+    List<ByteBuffer> entryKey(Row row) {
+        List<ByteBuffer> key = new ArrayList<>(keySize);
+        for (int k = 0; k < keySize; k++) {
+            key.add(row.getBytesUnsafe(k));
+        }
+        return key;
+    }
+
+    /** The base row key (partition key, clustering prefix) within an entry key. */
+    List<ByteBuffer> rowKey(List<ByteBuffer> entryKey) {
+        List<ByteBuffer> key = new ArrayList<>(rowKeyInEntryKey.length);
+        for (int p : rowKeyInEntryKey) {
+            key.add(entryKey.get(p));
+        }
+        return key;
+    }
+}
