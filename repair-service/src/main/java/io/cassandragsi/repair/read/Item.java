@@ -1,5 +1,10 @@
 package io.cassandragsi.repair.read;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.SerializedString;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.AbstractMap;
 import java.util.AbstractSet;
 import java.util.Iterator;
@@ -11,13 +16,45 @@ import java.util.Set;
  * are shared by every item of an index ({@link ItemLayout}); an item holds only its values, so a
  * page of a hundred items is a hundred small arrays, not a hundred hash tables.
  */
-final class Item extends AbstractMap<String, Object> {
+public final class Item extends AbstractMap<String, Object> {
     private final String[] names;
+    private final SerializedString[] jsonNames;
     private final Object[] values;
 
-    Item(String[] names, Object[] values) {
+    Item(String[] names, SerializedString[] jsonNames, Object[] values) {
         this.names = names;
+        this.jsonNames = jsonNames;
         this.values = values;
+    }
+
+    /**
+     * Writes the item as a JSON object, with the names encoded once per index and the values
+     * written by their type (what Jackson's map serializer finds out per entry).
+     */
+    public void writeJson(JsonGenerator g) throws IOException {
+        g.writeStartObject();
+        for (int i = 0; i < names.length; i++) {
+            g.writeFieldName(jsonNames[i]);
+            Object v = values[i];
+            if (v instanceof String s) {
+                g.writeString(s);
+            } else if (v == null) {
+                g.writeNull();
+            } else if (v instanceof Integer n) {
+                g.writeNumber(n);
+            } else if (v instanceof Long n) {
+                g.writeNumber(n);
+            } else if (v instanceof BigInteger n) {
+                g.writeNumber(n);
+            } else if (v instanceof BigDecimal n) {
+                g.writeNumber(n);
+            } else if (v instanceof Boolean b) {
+                g.writeBoolean(b);
+            } else {
+                g.writeObject(v);
+            }
+        }
+        g.writeEndObject();
     }
 
     @Override

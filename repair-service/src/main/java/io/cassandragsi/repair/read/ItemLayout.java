@@ -1,6 +1,7 @@
 package io.cassandragsi.repair.read;
 
 import com.datastax.oss.driver.api.core.cql.Row;
+import com.fasterxml.jackson.core.io.SerializedString;
 import io.cassandragsi.repair.store.Versions;
 import io.cassandragsi.schema.AttrType;
 import io.cassandragsi.schema.Column;
@@ -21,6 +22,7 @@ import java.util.List;
 final class ItemLayout {
     /** Item attributes, in item order, and their types. */
     final String[] names;
+    private final SerializedString[] jsonNames;
     final AttrType[] types;
     /** Per item attribute: its column in an index row (the tid of an index that is not per version: {@code _tid}). */
     private final int[] rowColumn;
@@ -55,12 +57,14 @@ final class ItemLayout {
         this.tidColumn = index.perVersion() ? -1 : keySize + proj.size();
         this.deletedColumn = index.perVersion() ? -1 : keySize + proj.size() + 1;
         this.names = new String[item.size()];
+        this.jsonNames = new SerializedString[item.size()];
         this.types = new AttrType[item.size()];
         this.rowColumn = new int[item.size()];
         this.versionAttribute = new int[item.size()];
         for (int i = 0; i < item.size(); i++) {
             Column c = item.get(i);
             names[i] = c.name();
+            jsonNames[i] = new SerializedString(c.name());
             types[i] = c.type();
             versionAttribute[i] = attributes.indexOf(c.name());
             int column = position(keyColumns, c.name());
@@ -101,7 +105,7 @@ final class ItemLayout {
         for (int i = 0; i < names.length; i++) {
             values[i] = Values.render(types[i], row.getBytesUnsafe(rowColumn[i]));
         }
-        return new Item(names, values);
+        return new Item(names, jsonNames, values);
     }
 
     /** The item of a base version. */
@@ -111,7 +115,7 @@ final class ItemLayout {
         for (int i = 0; i < names.length; i++) {
             values[i] = Values.render(types[i], stored[versionAttribute[i]]);
         }
-        return new Item(names, values);
+        return new Item(names, jsonNames, values);
     }
 
     /** The entry key of an index row: its key columns. */
