@@ -159,39 +159,35 @@ public final class BenchReadCommand implements Callable<Integer> {
         // our index table read by hand: what the node costs for our table, next to the MV's
         PreparedStatement indexTable = node.session.prepare("SELECT length, key, value, \"_tid\", \"_deleted\""
                 + " FROM bench_read.idx_revisions_by_length_ever WHERE length = ? LIMIT ?");
-        List<Query> queries = new ArrayList<>();
-        Map<String, byte[]> floorBodies = new LinkedHashMap<>();
-        for (int limit : new int[] {10, 100}) {
-            for (long v : new long[] {HOT, RARE}) {
-                String tag = " limit=" + limit + " " + (v == HOT ? "many(" + HOT_MATCHES + ")" : "few(" + RARE_MATCHES + ")");
-                String url = base + v + "?limit=" + limit;
-                queries.add(new Query("gsi-http-eventual" + tag, () -> get(url)));
-                String floorPath = "/" + v + "/" + limit;
-                floorBodies.put(floorPath, get(url).toCompletableFuture().join());
-                queries.add(new Query("gsi-http-consistent" + tag, () -> get(url + "&consistent=true")));
-                IndexReader.Query q = IndexReader.Query.of("bench_read", "revisions", "by_length", String.valueOf(v)).withLimit(limit);
-                queries.add(new Query("gsi-java-eventual" + tag, () -> CompletableFuture.completedFuture(reader.read(q))));
-                queries.add(new Query("gsi-java-consistent" + tag,
-                        () -> CompletableFuture.completedFuture(reader.read(q.withConsistent(true)))));
-                int lim = limit;
-                BigInteger value = BigInteger.valueOf(v);
-                queries.add(new Query("mv-cql" + tag, () -> drain(node.session.executeAsync(mv.bind(value, lim)), BenchReadCommand::decodeBaseRow)));
-                queries.add(new Query("index-table-cql" + tag, () -> drain(node.session.executeAsync(indexTable.bind(value, lim)), BenchReadCommand::decodeIndexRow)));
-                queries.add(new Query("sai-cql" + tag, () -> drain(node.session.executeAsync(sai.bind(value, lim)), BenchReadCommand::decodeBaseRow)));
-            }
-        }
+        Map<String, byte[]> floorBodies = new java.util.concurrent.ConcurrentHashMap<>();
         try (HttpFloor floor = new HttpFloor(floorBodies)) {
+            List<Query> queries = new ArrayList<>();
             for (int limit : new int[] {10, 100}) {
                 for (long v : new long[] {HOT, RARE}) {
                     String tag = " limit=" + limit + " " + (v == HOT ? "many(" + HOT_MATCHES + ")" : "few(" + RARE_MATCHES + ")");
-                    String url = floor.url("/" + v + "/" + limit);
-                    queries.add(new Query("http-floor" + tag, () -> get(url)));
+                    String url = base + v + "?limit=" + limit;
+                    queries.add(new Query("gsi-http-eventual" + tag, () -> get(url)));
+                    queries.add(new Query("gsi-http-consistent" + tag, () -> get(url + "&consistent=true")));
+                    IndexReader.Query q = IndexReader.Query.of("bench_read", "revisions", "by_length", String.valueOf(v)).withLimit(limit);
+                    queries.add(new Query("gsi-java-eventual" + tag, () -> CompletableFuture.completedFuture(reader.read(q))));
+                    queries.add(new Query("gsi-java-consistent" + tag,
+                            () -> CompletableFuture.completedFuture(reader.read(q.withConsistent(true)))));
+                    int lim = limit;
+                    BigInteger value = BigInteger.valueOf(v);
+                    queries.add(new Query("mv-cql" + tag, () -> drain(node.session.executeAsync(mv.bind(value, lim)), BenchReadCommand::decodeBaseRow)));
+                    queries.add(new Query("index-table-cql" + tag,
+                            () -> drain(node.session.executeAsync(indexTable.bind(value, lim)), BenchReadCommand::decodeIndexRow)));
+                    queries.add(new Query("sai-cql" + tag, () -> drain(node.session.executeAsync(sai.bind(value, lim)), BenchReadCommand::decodeBaseRow)));
+                    String floorPath = "/" + v + "/" + limit;
+                    floorBodies.put(floorPath, get(url).toCompletableFuture().join());
+                    String floorUrl = floor.url(floorPath);
+                    queries.add(new Query("http-floor" + tag, () -> get(floorUrl)));
                 }
             }
             if (only != null) {
                 queries.removeIf(q -> only.stream().noneMatch(o -> q.name().contains(o)));
             }
-            return measure(queries, n, out);
+            return run(queries, n, out);
         }
     }
 
@@ -225,7 +221,8 @@ public final class BenchReadCommand implements Callable<Integer> {
         }
     }
 
-    private static List<Map<String, Object>> measure(List<Query> queries, int n, PrintWriter out) throws Exception {
+    /** Runs the queries in interleaved blocks, warm-up first, and prints and returns their p50 and p99. */
+    private static List<Map<String, Object>> run(List<Query> queries, int n, PrintWriter out) throws Exception {
         Map<String, Latencies> lat = new LinkedHashMap<>();
         for (Query q : queries) {
             lat.put(q.name(), new Latencies());

@@ -1,12 +1,6 @@
 package io.cassandragsi.repair.http;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializerProvider;
-import com.fasterxml.jackson.databind.module.SimpleModule;
-import com.fasterxml.jackson.databind.ser.std.StdSerializer;
-import io.cassandragsi.repair.read.Item;
-import java.io.IOException;
 import io.cassandragsi.repair.read.IndexReader;
 import io.cassandragsi.repair.read.ReadException;
 import io.undertow.Undertow;
@@ -35,13 +29,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class HttpApi implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
-    private static final ObjectMapper JSON = new ObjectMapper().registerModule(new SimpleModule().addSerializer(Item.class,
-            new StdSerializer<>(Item.class) {
-                @Override
-                public void serialize(Item item, JsonGenerator g, SerializerProvider provider) throws IOException {
-                    item.writeJson(g);
-                }
-            }));
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Undertow server;
     private final IndexReader reader;

@@ -74,7 +74,8 @@ public final class IndexReader implements AutoCloseable {
     private final ExecutorService blocking;
     /** Read repairs (synchronous queue writes), off the read's path; at most {@link #REPAIRS_WAITING} wait. */
     private final ThreadPoolExecutor repairs;
-    private final Map<IndexPlan, ItemLayout> layouts = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Item layouts per index plan; a reloaded catalog brings new plans, and the old ones' entries go with them. */
+    private final Map<IndexPlan, ItemLayout> layouts = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
     private static final int REPAIRS_WAITING = 10_000;
 
@@ -190,17 +191,9 @@ public final class IndexReader implements AutoCloseable {
     private record Read(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, BoundStatement statement, UUID q, int limit,
             boolean consistent, Fingerprint fingerprint) {}
 
-    /** The layout of an index's items, worked out on its first read (a reloaded catalog brings new plans, so the cache is bounded). */
+    /** The layout of an index's items, worked out on its first read. */
     private ItemLayout layout(Catalog.Indexed table, IndexPlan plan) {
-        ItemLayout layout = layouts.get(plan);
-        if (layout == null) {
-            if (layouts.size() > 1024) {
-                layouts.clear();
-            }
-            layout = ItemLayout.of(table.definition, plan.index());
-            layouts.put(plan, layout);
-        }
-        return layout;
+        return layouts.computeIfAbsent(plan, p -> ItemLayout.of(table.definition, p.index()));
     }
 
     /** The query's fingerprint for its page tokens, computed when a token is first encoded or decoded. */

@@ -2,6 +2,9 @@ package io.cassandragsi.repair.read;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.io.SerializedString;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -16,6 +19,7 @@ import java.util.Set;
  * are shared by every item of an index ({@link ItemLayout}); an item holds only its values, so a
  * page of a hundred items is a hundred small arrays, not a hundred hash tables.
  */
+@JsonSerialize(using = Item.Json.class)
 public final class Item extends AbstractMap<String, Object> {
     private final String[] names;
     private final SerializedString[] jsonNames;
@@ -27,11 +31,23 @@ public final class Item extends AbstractMap<String, Object> {
         this.values = values;
     }
 
+    /** Jackson writes items with {@link #writeJson}, whichever mapper it is. */
+    static final class Json extends StdSerializer<Item> {
+        Json() {
+            super(Item.class);
+        }
+
+        @Override
+        public void serialize(Item item, JsonGenerator g, SerializerProvider provider) throws IOException {
+            item.writeJson(g);
+        }
+    }
+
     /**
      * Writes the item as a JSON object, with the names encoded once per index and the values
      * written by their type (what Jackson's map serializer finds out per entry).
      */
-    public void writeJson(JsonGenerator g) throws IOException {
+    void writeJson(JsonGenerator g) throws IOException {
         g.writeStartObject();
         for (int i = 0; i < names.length; i++) {
             g.writeFieldName(jsonNames[i]);
