@@ -173,6 +173,42 @@ class ReadIT {
         assertThat(eventualMismatches).as("seed %d: eventual as-of reads", seed).isZero();
     }
 
+    @Test
+    void should_read_versions_by_tid_and_drop_ghost_entries_when_consistent() {
+        Random rnd = new Random(seed + 7);
+        List<Map.Entry<String, UUID>> versions = new ArrayList<>();
+        run.oracle.rows().forEach((rowKey, byTid) -> byTid.keySet().forEach(
+                tid -> versions.add(Map.entry(StandardCharsets.UTF_8.decode(rowKey.get(0).duplicate()).toString(), tid))));
+        for (int i = 0; i < 20; i++) {
+            Map.Entry<String, UUID> v = versions.get(rnd.nextInt(versions.size()));
+            IndexReader.Query q = IndexReader.Query.of(KS, "revisions", "by_tid", v.getValue().toString());
+            for (boolean consistent : new boolean[] {false, true}) {
+                assertThat(keys(readAll(q.withConsistent(consistent)))).as("seed %d version %s consistent %s", seed, v, consistent)
+                        .containsExactly(v.getKey());
+            }
+        }
+        // an entry no version backs: a tid no version has, and a real tid under another row's key
+        long ts = Tids.ticks(Instant.now());
+        UUID ghostTid = Tids.fromTicks(ts - 10_000_000, rnd.nextLong());
+        Map.Entry<String, UUID> real = versions.get(rnd.nextInt(versions.size()));
+        String otherKey = "not-" + real.getKey();
+        var insert = session.prepare("INSERT INTO " + KS + ".idx_revisions_by_tid_ever (tid, key) VALUES (?, ?) USING TIMESTAMP ?");
+        var delete = session.prepare("DELETE FROM " + KS + ".idx_revisions_by_tid_ever USING TIMESTAMP ? WHERE tid = ? AND key = ?");
+        session.execute(insert.bind(ghostTid, "ghost", ts));
+        session.execute(insert.bind(real.getValue(), otherKey, ts));
+        try {
+            IndexReader.Query ghost = IndexReader.Query.of(KS, "revisions", "by_tid", ghostTid.toString());
+            assertThat(keys(readAll(ghost))).as("eventual reads answer from the index alone").containsExactly("ghost");
+            assertThat(keys(readAll(ghost.withConsistent(true)))).as("consistent read of a tid no version has").isEmpty();
+            IndexReader.Query both = IndexReader.Query.of(KS, "revisions", "by_tid", real.getValue().toString());
+            assertThat(keys(readAll(both))).containsExactlyInAnyOrder(real.getKey(), otherKey);
+            assertThat(keys(readAll(both.withConsistent(true)))).as("consistent read of %s", real).containsExactly(real.getKey());
+        } finally {
+            session.execute(delete.bind(ts + 1, ghostTid, "ghost"));
+            session.execute(delete.bind(ts + 1, real.getValue(), otherKey));
+        }
+    }
+
     /** Waits until the index entry (length, key) has {@code _deleted = want}. */
     private static void awaitDeleted(long length, String key, UUID want) throws InterruptedException {
         var select = session.prepare("SELECT \"_deleted\" FROM " + KS + ".idx_revisions_by_length_ever WHERE length = ? AND key = ?");

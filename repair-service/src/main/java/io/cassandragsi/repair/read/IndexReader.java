@@ -56,9 +56,9 @@ import java.util.stream.Collectors;
  *
  * <p>Every read is asynchronous ({@link #readAsync}; {@link #read} waits for it): the index page
  * and the base checks go out with the driver's {@code executeAsync}, the checks of a page all at
- * once (one query per ten rows where the base table allows it, else one per row; at most {@code
- * checkConcurrency} queries in flight), and only as many candidates are checked as items are
- * still missing.
+ * once (queries of up to {@value BaseTable#ROWS_PER_QUERY} rows where the base table allows it,
+ * else one per row; at most {@code checkConcurrency} queries in flight), and only as many
+ * candidates are checked as items are still missing.
  */
 public final class IndexReader implements AutoCloseable {
     public static final int DEFAULT_LIMIT = 100;
@@ -398,9 +398,9 @@ public final class IndexReader implements AutoCloseable {
     /**
      * Decides a window of index rows: the items of the matches, in row order. Rows the index alone
      * decides are decided at once; the others are checked against the base table,
-     * asynchronously: with one query per {@value BaseTable#ROWS_PER_QUERY} rows where the table
-     * allows it ({@link BaseTable#readsManyCurrent}), else one query per row; at most {@code
-     * checkConcurrency} queries in flight.
+     * asynchronously: with queries of up to {@value BaseTable#ROWS_PER_QUERY} rows where the table
+     * allows it ({@link BaseTable#readsManyCurrent}, {@link #querySize}), else one query per row; at
+     * most {@code checkConcurrency} queries in flight.
      */
     private CompletableFuture<List<Map<String, Object>>> decide(Read read, List<Row> rows) {
         Catalog.Indexed table = read.table();
@@ -462,8 +462,9 @@ public final class IndexReader implements AutoCloseable {
             // the rows whose current version is needed, a few per query, the queries side by side
             baseChecks.add(current.size());
             List<Supplier<CompletableFuture<List<Versions.Version>>>> queries = new ArrayList<>();
-            for (int from = 0; from < current.size(); from += BaseTable.ROWS_PER_QUERY) {
-                List<List<ByteBuffer>> part = current.subList(from, Math.min(current.size(), from + BaseTable.ROWS_PER_QUERY));
+            int size = querySize(current.size());
+            for (int from = 0; from < current.size(); from += size) {
+                List<List<ByteBuffer>> part = current.subList(from, Math.min(current.size(), from + size));
                 queries.add(() -> table.base.currentAtAllAsync(part, q, cl));
             }
             Bounded.run(queries, checkConcurrency).whenComplete((parts, e) -> {
@@ -485,6 +486,16 @@ public final class IndexReader implements AutoCloseable {
             }
             return matches(decided);
         });
+    }
+
+    /**
+     * Rows per base query when {@code rows} current versions are needed: as few queries as {@link
+     * BaseTable#ROWS_PER_QUERY} allows, of even size (120 rows: three queries of 40, not two of 50
+     * and one of 20, since a node reads one query's rows one after another).
+     */
+    static int querySize(int rows) {
+        int queries = (rows + BaseTable.ROWS_PER_QUERY - 1) / BaseTable.ROWS_PER_QUERY;
+        return Math.max(1, (rows + queries - 1) / Math.max(1, queries));
     }
 
     private static List<Map<String, Object>> matches(Item[] decided) {

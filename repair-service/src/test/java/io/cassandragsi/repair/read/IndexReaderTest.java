@@ -26,4 +26,19 @@ class IndexReaderTest {
         assertThat(IndexReader.fetchSize(0, 90, 20)).isEqualTo(90);
         assertThat(IndexReader.fetchSize(0, 3, 800)).isEqualTo(IndexReader.MAX_LIMIT);
     }
+
+    @Test
+    void should_check_base_rows_in_as_few_queries_as_allowed_of_even_size() {
+        int max = io.cassandragsi.repair.store.BaseTable.ROWS_PER_QUERY;
+        assertThat(IndexReader.querySize(1)).isEqualTo(1);
+        assertThat(IndexReader.querySize(max)).isEqualTo(max);
+        assertThat(IndexReader.querySize(max + 1)).isEqualTo(max / 2 + 1);
+        assertThat(IndexReader.querySize(2 * max)).isEqualTo(max);
+        for (int rows = 1; rows <= 20 * max; rows++) {
+            int size = IndexReader.querySize(rows);
+            int queries = (rows + size - 1) / size;
+            assertThat(size).as("rows %d", rows).isBetween(1, max);
+            assertThat(queries).as("rows %d", rows).isEqualTo((rows + max - 1) / max);
+        }
+    }
 }
