@@ -32,8 +32,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Reads against the oracle after a randomized history on a real node: eventual, consistent and
- * as-of, paged with small limits; consistent reads also while the queue consumer is stopped; and
- * the malformed-input suite over HTTP.
+ * as-of, paged with small limits; consistent reads also while writers write and while the queue
+ * consumer is stopped; reads of an index that contains the tid; and the malformed-input suite over
+ * HTTP.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReadIT {
@@ -209,6 +210,110 @@ class ReadIT {
         }
     }
 
+    /** Adds a complete version (key, tid, length, value) to the oracle. */
+    private static void oracleWrite(String key, UUID tid, BigInteger length, String value) {
+        ByteBuffer[] v = {ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8)), Tids.bytes(tid),
+            length == null ? null : ByteBuffer.wrap(length.toByteArray()), ByteBuffer.wrap(value.getBytes(StandardCharsets.UTF_8))};
+        run.oracle.write(List.of(v[0]), tid, new io.cassandragsi.index.VersionRow() {
+            @Override
+            public boolean has(int attribute) {
+                return true;
+            }
+
+            @Override
+            public ByteBuffer get(int attribute) {
+                return v[attribute];
+            }
+        });
+    }
+
+    /** A write the concurrent writers of {@link #should_have_no_false_positives_or_misses_while_writers_write} made. */
+    private record Written(String key, UUID tid, BigInteger length, String value) {}
+
+    /**
+     * Consistent reads while writers write: each read is as of a moment q that every write in
+     * flight is after (a writer announces a lower bound of its next tid before choosing it), so
+     * the writes at or before q are exactly those acknowledged, and the read must equal the
+     * oracle of them: no miss, no false positive, with small pages.
+     */
+    @Test
+    @Order(1) // before the test whose rows the oracle does not know, so that convergence can be checked
+    void should_have_no_false_positives_or_misses_while_writers_write() throws Exception {
+        var insert = session.prepare("INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES (?, ?, ?, ?)");
+        int writers = 3;
+        long[] floors = new long[writers]; // per writer: a lower bound of the tid in flight, or MAX_VALUE
+        java.util.Arrays.fill(floors, Long.MAX_VALUE);
+        java.util.concurrent.atomic.AtomicLongArray floor = new java.util.concurrent.atomic.AtomicLongArray(floors);
+        java.util.concurrent.ConcurrentLinkedQueue<Written> acked = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+        List<java.util.concurrent.Future<Integer>> done = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            int writer = w;
+            done.add(pool.submit(() -> {
+                Random rnd = new Random(seed * 17 + writer);
+                int n = 0;
+                while (!stop.get()) {
+                    long now = Tids.ticks(Instant.now());
+                    floor.set(writer, now);
+                    // a tick of its own: tids of one row in the same 100-ns tick tie (README, write-timestamp rule)
+                    UUID tid = Tids.fromTicks(clock.updateAndGet(c -> Math.max(c + 1, now)), rnd.nextLong());
+                    String key = "k" + rnd.nextInt(30);
+                    BigInteger length = rnd.nextInt(8) == 0 ? null : BigInteger.valueOf(rnd.nextInt(4));
+                    String value = "c" + n;
+                    session.execute(insert.bind(key, tid, length, value));
+                    acked.add(new Written(key, tid, length, value));
+                    floor.set(writer, Long.MAX_VALUE);
+                    n++;
+                }
+                return n;
+            }));
+        }
+        Random rnd = new Random(seed + 11);
+        int reads = 0;
+        int items = 0;
+        try {
+            long until = System.currentTimeMillis() + 8_000;
+            while (System.currentTimeMillis() < until) {
+                long q = Tids.ticks(Instant.now());
+                for (int w = 0; w < writers; w++) {
+                    q = Math.min(q, floor.get(w));
+                }
+                UUID asOf = Tids.maxAtTicks(q - 1);
+                for (Written x; (x = acked.poll()) != null; ) {
+                    oracleWrite(x.key(), x.tid(), x.length(), x.value());
+                }
+                long length = rnd.nextInt(4);
+                List<String> want = expected(length, asOf);
+                IndexReader.Query query = IndexReader.Query.of(KS, "revisions", "by_length", String.valueOf(length))
+                        .withConsistent(true).withAsOf(asOf.toString());
+                List<String> got = keys(readAll(query, rnd));
+                assertThat(got).as("seed %d length %d consistent as of %s while writers write", seed, length, asOf).isEqualTo(want);
+                reads++;
+                items += got.size();
+            }
+        } finally {
+            stop.set(true);
+            pool.shutdown();
+        }
+        int writes = 0;
+        for (var f : done) {
+            writes += f.get();
+        }
+        for (Written x; (x = acked.poll()) != null; ) {
+            oracleWrite(x.key(), x.tid(), x.length(), x.value());
+        }
+        System.out.printf("ReadIT concurrent: %d consistent reads (%d items) during %d writes%n", reads, items, writes);
+        assertThat(reads).isGreaterThan(10);
+        assertThat(writes).isGreaterThan(100);
+        // the other tests read eventually: let the consumer catch up with these writes
+        Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 90_000);
+        for (HistoryRun.Drift d : drift.values()) {
+            assertThat(d.clean()).as("seed %d after concurrent writes: %s", seed, d).isTrue();
+        }
+    }
+
     /** Waits until the index entry (length, key) has {@code _deleted = want}. */
     private static void awaitDeleted(long length, String key, UUID want) throws InterruptedException {
         var select = session.prepare("SELECT \"_deleted\" FROM " + KS + ".idx_revisions_by_length_ever WHERE length = ? AND key = ?");
@@ -224,7 +329,7 @@ class ReadIT {
     }
 
     @Test
-    @Order(1)
+    @Order(2)
     void should_read_exactly_as_of_a_moment_before_a_deletion_that_a_late_version_made_approximate() throws Exception {
         var insert = session.prepare("INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES (?, ?, ?, ?)");
         long clock = Tids.ticks(Instant.now());
@@ -264,20 +369,7 @@ class ReadIT {
             UUID tid = Tids.fromTicks(clock += 1 + rnd.nextInt(10_000), rnd.nextLong());
             BigInteger length = rnd.nextInt(8) == 0 ? null : BigInteger.valueOf(rnd.nextInt(4));
             session.execute(insert.bind(key, tid, length, "w" + i));
-            run.oracle.write(List.of(ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8))), tid, new io.cassandragsi.index.VersionRow() {
-                final ByteBuffer[] v = {ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8)), Tids.bytes(tid),
-                    length == null ? null : ByteBuffer.wrap(length.toByteArray()), ByteBuffer.wrap(("w").getBytes(StandardCharsets.UTF_8))};
-
-                @Override
-                public boolean has(int attribute) {
-                    return true;
-                }
-
-                @Override
-                public ByteBuffer get(int attribute) {
-                    return v[attribute];
-                }
-            });
+            oracleWrite(key, tid, length, "w");
         }
         UUID now = Tids.maxAtTicks(Tids.ticks(Instant.now()));
         for (long length = 0; length < 4; length++) {
