@@ -124,7 +124,8 @@ final class HistoryRun {
         return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
     }
 
-    private record Complete(ByteBuffer[] values) implements VersionRow {
+    /** A complete version of the revisions table (key, tid, length, value) for the oracle. */
+    record Complete(ByteBuffer[] values) implements VersionRow {
         @Override
         public boolean has(int attribute) {
             return true;

@@ -129,19 +129,6 @@ final class IndexSurgery {
         }
     }
 
-    /** A complete version of the revisions table for the oracle. */
-    record Version(ByteBuffer[] values) implements VersionRow {
-        @Override
-        public boolean has(int attribute) {
-            return true;
-        }
-
-        @Override
-        public ByteBuffer get(int attribute) {
-            return values[attribute];
-        }
-    }
-
     static ByteBuffer text(String s) {
         return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
     }
@@ -198,7 +185,7 @@ final class IndexSurgery {
             String value = "dark" + rnd.nextInt(1000);
             session.execute(SimpleStatement.newInstance(insert, key, tid, length, value));
             run.oracle.write(List.of(text(key)), tid,
-                    new Version(new ByteBuffer[] {text(key), Tids.bytes(tid), ByteBuffer.wrap(length.toByteArray()), text(value)}));
+                    new HistoryRun.Complete(new ByteBuffer[] {text(key), Tids.bytes(tid), ByteBuffer.wrap(length.toByteArray()), text(value)}));
             n++;
         }
         ddl(CqlGenerator.createTrigger(def));

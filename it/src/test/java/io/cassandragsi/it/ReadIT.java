@@ -214,17 +214,7 @@ class ReadIT {
     private static void oracleWrite(String key, UUID tid, BigInteger length, String value) {
         ByteBuffer[] v = {ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8)), Tids.bytes(tid),
             length == null ? null : ByteBuffer.wrap(length.toByteArray()), ByteBuffer.wrap(value.getBytes(StandardCharsets.UTF_8))};
-        run.oracle.write(List.of(v[0]), tid, new io.cassandragsi.index.VersionRow() {
-            @Override
-            public boolean has(int attribute) {
-                return true;
-            }
-
-            @Override
-            public ByteBuffer get(int attribute) {
-                return v[attribute];
-            }
-        });
+        run.oracle.write(List.of(v[0]), tid, new HistoryRun.Complete(v));
     }
 
     /** A write the concurrent writers of {@link #should_have_no_false_positives_or_misses_while_writers_write} made. */
