@@ -3,13 +3,16 @@ package io.cassandragsi.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.config.HttpConfig;
+import io.cassandragsi.repair.http.HttpApi;
 import io.cassandragsi.repair.read.IndexReader;
 import io.cassandragsi.repair.read.ReadException;
 import io.cassandragsi.repair.service.GsiServer;
+import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.TableDef;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -373,10 +376,15 @@ class ReadIT {
     record Raw(int statusCode, String contentType, String body) {}
 
     private static Raw get(String pathAndQuery) throws Exception {
-        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.httpPort())) {
+        return get(server.httpPort(), pathAndQuery, "");
+    }
+
+    /** A raw GET to {@code port} with extra header lines (each ending in CRLF). */
+    private static Raw get(int port, String pathAndQuery, String headers) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
             socket.setSoTimeout(30_000);
-            socket.getOutputStream().write(("GET " + pathAndQuery + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                    .getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().write(("GET " + pathAndQuery + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers
+                    + "Connection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
             String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             int headerEnd = response.indexOf("\r\n\r\n");
             String head = response.substring(0, headerEnd);
@@ -440,6 +448,40 @@ class ReadIT {
         }
         // a non-ASCII digit is not a varint
         assertThat(catchRead(() -> server.reader().read(IndexReader.Query.of(KS, "revisions", "by_length", "\u0663")))).isEqualTo(400);
+    }
+
+    @Test
+    void should_require_the_bearer_token_when_one_is_configured() throws Exception {
+        String path = "/v1/" + KS + "/revisions//by_length/1";
+        try (HttpApi api = new HttpApi("127.0.0.1", 0, "it-read-token", server.reader(), Map::of, () -> "", null)) {
+            for (String headers : new String[] {"", "Authorization: Bearer wrong-token\r\n", "Authorization: it-read-token\r\n",
+                "Authorization: Bearer it-read-token-and-more\r\n"}) {
+                Raw r = get(api.port(), path, headers);
+                assertThat(r.statusCode()).as("headers '%s'", headers.trim()).isEqualTo(401);
+                assertThat(r.contentType()).isEqualTo("application/json");
+                assertThat(r.body()).startsWith("{\"error\":\"unauthorized\"").contains("Bearer");
+            }
+            assertThat(get(api.port(), "/admin/status", "").statusCode()).as("status needs the token too").isEqualTo(401);
+            Raw ok = get(api.port(), path, "Authorization: Bearer it-read-token\r\n");
+            assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
+            assertThat(ok.body()).startsWith("{\"items\":[");
+        }
+    }
+
+    @Test
+    void should_answer_503_when_cassandra_cannot_reach_the_read_consistency() throws Exception {
+        // the same tables in a keyspace with three replicas on this one node: LOCAL_QUORUM is unavailable
+        TableDef rf3 = SharedCluster.example("revisions", "it_read_rf3");
+        for (CqlGenerator.Statement st : CqlGenerator.all(rf3, "gsi", "{'class': 'SimpleStrategy', 'replication_factor': 3}")) {
+            session.execute(SimpleStatement.newInstance(st.cql()).setTimeout(java.time.Duration.ofSeconds(60)));
+        }
+        session.checkSchemaAgreement();
+        for (String query : new String[] {"", "?consistent=true", "?as_of=2026-01-01T00:00:00Z"}) {
+            Raw r = get("/v1/it_read_rf3/revisions//by_length/1" + query);
+            assertThat(r.statusCode()).as("%s -> %s", query, r.body()).isEqualTo(503);
+            assertThat(r.contentType()).isEqualTo("application/json");
+            assertThat(r.body()).startsWith("{\"error\":\"cassandra_unavailable\"");
+        }
     }
 
     private static int catchRead(Runnable r) {
