@@ -57,7 +57,9 @@ import picocli.CommandLine.Spec;
         description = {"Measure index read latency (p50/p99) on one local Cassandra 5.0 node that this command starts: gsi eventual and"
                 + " consistent reads over HTTP and through the Java API, a materialized view and SAI through CQL; LIMIT 10 and 100,"
                 + " a value with few matches and one with many. Writes target/bench/read.json.",
-                "Also prints, for reference, our index table read through CQL and the HTTP round trip alone (http-floor).",
+                "Also prints, for reference, our index table read through CQL and the HTTP round trip alone (http-floor),"
+                + " then the p50 ratios against the targets (eventual vs MV: Java <= 1.1, HTTP <= 1.5; consistent vs SAI: < 1),"
+                + " also written to read.json.",
                 "Takes about 3 minutes; --quick about 1.5 (with less JIT warm-up: higher figures)."})
 public final class BenchReadCommand implements Callable<Integer> {
     static final int KEYS = 20_000;
@@ -110,7 +112,11 @@ public final class BenchReadCommand implements Callable<Integer> {
                 BenchNode.awaitDrained(server, java.time.Duration.ofMinutes(2));
                 settle(node, out);
                 List<Map<String, Object>> results = measure(node, server, n, out);
-                write(home, results, n);
+                Map<String, Double> p50 = new LinkedHashMap<>();
+                results.forEach(r -> p50.put((String) r.get("name"), (Double) r.get("p50_ms")));
+                List<Map<String, Object>> ratios = ReadRatios.of(p50);
+                ReadRatios.print(ratios, out);
+                write(home, results, ratios, n);
                 out.println("wrote target/bench/read.json");
             }
         }
@@ -315,12 +321,16 @@ public final class BenchReadCommand implements Callable<Integer> {
         return row.getBigInteger(0) != null && row.getString(1) != null && row.getString(2) != null && row.getUuid(3) != null;
     }
 
-    private static void write(Path home, List<Map<String, Object>> results, int n) throws Exception {
+    private static void write(Path home, List<Map<String, Object>> results, List<Map<String, Object>> ratios, int n) throws Exception {
         ObjectMapper json = new ObjectMapper();
         ObjectNode root = json.createObjectNode();
         ArrayNode arr = root.putArray("queries");
         for (Map<String, Object> r : results) {
             arr.add(json.valueToTree(r));
+        }
+        ArrayNode ratioArray = root.putArray("ratios");
+        for (Map<String, Object> r : ratios) {
+            ratioArray.add(json.valueToTree(r));
         }
         ObjectNode cfg = root.putObject("config");
         cfg.put("keys", KEYS).put("many_matches", HOT_MATCHES).put("few_matches", RARE_MATCHES).put("requests_per_query", n)
