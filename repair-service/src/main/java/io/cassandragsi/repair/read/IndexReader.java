@@ -286,12 +286,15 @@ public final class IndexReader implements AutoCloseable {
     /**
      * Index rows to fetch next: as many as items are still missing (after the {@code skip} rows
      * that a token resumes behind), so that a page whose rows all match ends exactly where the read
-     * stops, no row is fetched in vain, and the next token starts a fresh page; a read that fetched
-     * too few matches (entries that no longer match) fetches at least twice as many rows as last
-     * time, up to {@value #MAX_LIMIT} beyond the skipped rows.
+     * stops, no row is fetched in vain, and the next token starts a fresh page; a read whose last
+     * fetch found entries that no longer match ({@code previous}: the rows it decided, else 0)
+     * fetches at least twice as many rows as last time. Never more than {@value #MAX_LIMIT} rows,
+     * skipped ones included: Cassandra counts the cell tombstones of the rows one read command
+     * returns (every entry has one in {@code _deleted}, and one per null projection) and warns
+     * above 1,000 ({@code tombstone_warn_threshold}); a read that needs more fetches again.
      */
     static int fetchSize(int skip, int missing, int previous) {
-        return skip + Math.min(MAX_LIMIT, Math.max(missing, 2 * previous));
+        return Math.min(MAX_LIMIT, skip + Math.max(missing, 2 * previous));
     }
 
     /**
@@ -300,6 +303,7 @@ public final class IndexReader implements AutoCloseable {
      */
     private CompletableFuture<Page> page(Read read, byte[] state, int skip, int size, List<Map<String, Object>> items) {
         BoundStatement stmt = read.statement().setPagingState(state == null ? null : ByteBuffer.wrap(state)).setPageSize(size);
+        int before = items.size();
         return session.executeAsync(stmt).toCompletableFuture().thenCompose(rs -> {
             List<Row> rows = new ArrayList<>(rs.remaining());
             for (Row row : rs.currentPage()) {
@@ -317,7 +321,9 @@ public final class IndexReader implements AutoCloseable {
                 if (items.size() >= read.limit()) {
                     return CompletableFuture.completedFuture(new Page(items, token(read, following, 0)));
                 }
-                return page(read, following, 0, fetchSize(0, read.limit() - items.size(), size - skip), items);
+                int decided = rows.size() - skip;
+                int previous = items.size() - before < decided ? decided : 0;
+                return page(read, following, 0, fetchSize(0, read.limit() - items.size(), previous), items);
             });
         });
     }

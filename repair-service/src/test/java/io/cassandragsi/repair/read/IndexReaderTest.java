@@ -16,7 +16,19 @@ class IndexReaderTest {
     @Test
     void should_fetch_the_rows_a_token_skips_on_top_of_the_missing_items() {
         assertThat(IndexReader.fetchSize(7, 10, 0)).isEqualTo(17);
-        assertThat(IndexReader.fetchSize(999, IndexReader.MAX_LIMIT, 0)).isEqualTo(999 + IndexReader.MAX_LIMIT);
+        assertThat(IndexReader.fetchSize(990, 10, 0)).isEqualTo(IndexReader.MAX_LIMIT);
+    }
+
+    @Test
+    void should_never_fetch_more_rows_than_cassandra_counts_tombstones_of_without_warning() {
+        // every entry row carries a _deleted cell tombstone; Cassandra warns above 1,000 per read
+        assertThat(IndexReader.MAX_LIMIT).isLessThanOrEqualTo(1000);
+        assertThat(IndexReader.fetchSize(999, IndexReader.MAX_LIMIT, 0)).isEqualTo(IndexReader.MAX_LIMIT);
+        assertThat(IndexReader.fetchSize(500, 3, 800)).isEqualTo(IndexReader.MAX_LIMIT);
+        for (int skip = 0; skip < IndexReader.MAX_LIMIT; skip++) {
+            int size = IndexReader.fetchSize(skip, 1, 0);
+            assertThat(size).as("skip %d", skip).isGreaterThan(skip).isLessThanOrEqualTo(IndexReader.MAX_LIMIT);
+        }
     }
 
     @Test
@@ -25,6 +37,7 @@ class IndexReaderTest {
         assertThat(IndexReader.fetchSize(0, 3, 20)).isEqualTo(40);
         assertThat(IndexReader.fetchSize(0, 90, 20)).isEqualTo(90);
         assertThat(IndexReader.fetchSize(0, 3, 800)).isEqualTo(IndexReader.MAX_LIMIT);
+        assertThat(IndexReader.fetchSize(0, 3, 0)).as("the last fetch matched throughout").isEqualTo(3);
     }
 
     @Test
