@@ -137,6 +137,12 @@ class ReadIT {
         UUID now = Tids.maxAtTicks(Tids.ticks(Instant.now()));
         for (long length = 0; length < 4; length++) {
             List<String> want = expected(length, now);
+            // items built from index rows (eventual) and from base versions (consistent, which read
+            // only the attributes the index needs) are the same, attribute for attribute
+            IndexReader.Query all = IndexReader.Query.of(KS, "revisions", "by_length", String.valueOf(length))
+                    .withLimit(IndexReader.MAX_LIMIT).withAsOf(now.toString());
+            assertThat(readAll(all.withConsistent(true))).as("seed %d length %d: consistent items", seed, length)
+                    .isEqualTo(readAll(all)).hasSize(want.size());
             for (boolean consistent : new boolean[] {false, true}) {
                 for (int limit : new int[] {1, 3, 7, 100}) {
                     IndexReader.Query q = IndexReader.Query.of(KS, "revisions", "by_length", String.valueOf(length))

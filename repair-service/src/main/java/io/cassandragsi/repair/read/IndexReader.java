@@ -405,13 +405,14 @@ public final class IndexReader implements AutoCloseable {
      * Decides a window of index rows: the items of the matches, in row order. Rows the index alone
      * decides are decided at once; the others are checked against the base table,
      * asynchronously: with queries of up to {@value BaseTable#ROWS_PER_QUERY} rows where the table
-     * allows it ({@link BaseTable#readsManyCurrent}, {@link #querySize}), else one query per row; at
+     * allows it ({@link BaseTable.Checks#readsManyCurrent}, {@link #querySize}), else one query per row; at
      * most {@code checkConcurrency} queries in flight.
      */
     private CompletableFuture<List<Map<String, Object>>> decide(Read read, List<Row> rows) {
         Catalog.Indexed table = read.table();
         IndexPlan plan = read.plan();
         ItemLayout layout = read.layout();
+        BaseTable.Checks base = table.checks.get(plan);
         UUID q = read.q();
         Item[] decided = new Item[rows.size()];
         List<Integer> checkedAt = new ArrayList<>();
@@ -452,14 +453,14 @@ public final class IndexReader implements AutoCloseable {
             List<ByteBuffer> key = layout.entryKey(r);
             List<ByteBuffer> rowKey = layout.rowKey(key);
             checkedAt.add(n);
-            if (table.base.readsManyCurrent()) {
+            if (base.readsManyCurrent()) {
                 int at = current.size();
                 current.add(rowKey);
                 checks.add(() -> batch.thenApply(versions -> judgeCurrent(table, plan, layout, key, rowKey, claims, tid, versions.get(at))));
             } else {
                 checks.add(() -> {
                     baseChecks.increment();
-                    return table.base.currentAtAsync(rowKey, q, cl)
+                    return base.currentAtAsync(rowKey, q, cl)
                             .thenApply(v -> judgeCurrent(table, plan, layout, key, rowKey, claims, tid, v));
                 });
             }
@@ -471,7 +472,7 @@ public final class IndexReader implements AutoCloseable {
             int size = querySize(current.size());
             for (int from = 0; from < current.size(); from += size) {
                 List<List<ByteBuffer>> part = current.subList(from, Math.min(current.size(), from + size));
-                queries.add(() -> table.base.currentAtAllAsync(part, q, cl));
+                queries.add(() -> base.currentAtAllAsync(part, q, cl));
             }
             Bounded.run(queries, checkConcurrency).whenComplete((parts, e) -> {
                 if (e != null) {
@@ -529,7 +530,7 @@ public final class IndexReader implements AutoCloseable {
 
     private CompletableFuture<Item> checkVersion(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, List<ByteBuffer> key, UUID tid) {
         baseChecks.increment();
-        return table.base.versionAsync(layout.rowKey(key), tid, cl).thenApply(v -> {
+        return table.checks.get(plan).versionAsync(layout.rowKey(key), tid, cl).thenApply(v -> {
             if (v != null && key.equals(table.plan.entryKey(plan, v))) {
                 return layout.fromVersion(v);
             }

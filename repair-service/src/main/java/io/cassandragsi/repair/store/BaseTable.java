@@ -10,10 +10,15 @@ import com.datastax.oss.driver.api.core.type.codec.TypeCodecs;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.schema.Column;
 import io.cassandragsi.schema.Cql;
+import io.cassandragsi.schema.Index;
 import io.cassandragsi.schema.Order;
 import io.cassandragsi.schema.TableDef;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.function.Function;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,15 +36,12 @@ public final class BaseTable {
     private final CqlSession session;
     private final TableDef def;
     private final int tidAttribute;
-    private final PreparedStatement exact;
     private final PreparedStatement after;
-    private final PreparedStatement atOrBefore;
     private final PreparedStatement downFrom;
     private final PreparedStatement partition;
-    /** The newest version at or before a tid in each of several rows, or null: see {@link #currentAtAllAsync}. */
-    private final PreparedStatement currentInPartitions;
     private final int rowKeySize;
     private final int partitionKeyAttribute;
+    private final String whereRow;
 
     /**
      * Rows asked for in one {@code IN} query at most. A node reads the partitions of one query one
@@ -53,29 +55,22 @@ public final class BaseTable {
         this.session = session;
         this.def = def;
         this.tidAttribute = new ArrayList<>(def.attributes().keySet()).indexOf(def.tid().name());
-        String select = "SELECT " + def.attributes().keySet().stream().map(Cql::quote).collect(Collectors.joining(", "))
-                + " FROM " + Cql.qualified(def.keyspace(), def.table());
+        String select = select(new ArrayList<>(def.attributes().keySet()));
         List<Column> rowKey = new ArrayList<>(def.partitionKey());
         rowKey.addAll(def.clusteringPrefix());
         this.rowKeySize = rowKey.size();
-        String whereRow = " WHERE " + rowKey.stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
+        this.whereRow = " WHERE " + rowKey.stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         String tid = Cql.quote(def.tid().name());
-        this.exact = session.prepare(select + whereRow + " AND " + tid + " = ? LIMIT 1");
         this.after = session.prepare(select + whereRow + " AND " + tid + " > ?" + orderBy(true) + " LIMIT 1");
-        this.atOrBefore = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false) + " LIMIT 1");
         this.downFrom = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false));
         this.partition = session.prepare(select + " WHERE "
                 + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND ")));
-        // A row is one partition and the tid is stored descending: the first row of each partition
-        // at or before q is the version current at q, and one query can ask it of many partitions.
-        // Its LIMIT (the number of partitions asked for) fits in its page, so the node runs it
-        // without a pager, which would read the partitions one page each (same run, consistent
-        // reads of LIMIT 10 over 1,400 matches: 1.35 ms p50 with the pager, 0.73 without).
-        boolean oneRowPerPartition = def.partitionKey().size() == 1 && def.clusteringPrefix().isEmpty() && def.tid().order() == Order.DESC;
         this.partitionKeyAttribute = new ArrayList<>(def.attributes().keySet()).indexOf(def.partitionKey().get(0).name());
-        this.currentInPartitions = oneRowPerPartition
-                ? session.prepare(select + " WHERE " + def.partitionKey().get(0).cqlName() + " IN ? AND " + tid + " <= ? PER PARTITION LIMIT 1 LIMIT ?")
-                : null;
+    }
+
+    private String select(List<String> attributes) {
+        return "SELECT " + attributes.stream().map(Cql::quote).collect(Collectors.joining(", ")) + " FROM "
+                + Cql.qualified(def.keyspace(), def.table());
     }
 
     public TableDef definition() {
@@ -130,7 +125,7 @@ public final class BaseTable {
         // newest first from max down to the first version before min (pages of a marker's usual
         // size: one version and its predecessor), and the one after max, side by side
         int page = min.equals(max) ? 2 : 16;
-        var pUpTo = fetchAsync(bind(downFrom, rowKey, cl, page, max), v -> Tids.compare(v.tid(), min) < 0);
+        var pUpTo = fetchAsync(bind(downFrom, rowKey, cl, page, max), v -> Tids.compare(v.tid(), min) < 0, this::complete);
         var pAfter = fetchAsync(bind(after, rowKey, cl, max));
         List<Versions.Version> out = new ArrayList<>(pUpTo.join());
         out.sort(Versions.ASCENDING);
@@ -140,95 +135,157 @@ public final class BaseTable {
 
     /** All rows of a statement (every page), asynchronously. */
     private CompletableFuture<List<Versions.Version>> fetchAsync(BoundStatement stmt) {
-        return fetchAsync(stmt, v -> false);
+        return fetchAsync(stmt, v -> false, this::complete);
     }
 
     /** The rows of a statement up to and including the first that {@code last} accepts, asynchronously. */
-    private CompletableFuture<List<Versions.Version>> fetchAsync(BoundStatement stmt, Predicate<Versions.Version> last) {
+    private CompletableFuture<List<Versions.Version>> fetchAsync(BoundStatement stmt, Predicate<Versions.Version> last,
+            Function<Row, Versions.Version> decode) {
         List<Versions.Version> out = new ArrayList<>();
-        return session.executeAsync(stmt).toCompletableFuture().thenCompose(rs -> collect(rs, out, last));
+        return session.executeAsync(stmt).toCompletableFuture().thenCompose(rs -> collect(rs, out, last, decode));
     }
 
-    private CompletableFuture<List<Versions.Version>> collect(
-            com.datastax.oss.driver.api.core.cql.AsyncResultSet rs, List<Versions.Version> out, Predicate<Versions.Version> last) {
+    /** A row of a statement that selects every attribute, in definition order. */
+    private Versions.Version complete(Row row) {
+        return Versions.of(row, def.attributes().size(), tidAttribute);
+    }
+
+    private CompletableFuture<List<Versions.Version>> collect(com.datastax.oss.driver.api.core.cql.AsyncResultSet rs,
+            List<Versions.Version> out, Predicate<Versions.Version> last, Function<Row, Versions.Version> decode) {
         for (Row row : rs.currentPage()) {
-            Versions.Version v = Versions.of(row, def.attributes().size(), tidAttribute);
+            Versions.Version v = decode.apply(row);
             out.add(v);
             if (last.test(v)) {
                 return CompletableFuture.completedFuture(out);
             }
         }
         if (rs.hasMorePages()) {
-            return rs.fetchNextPage().toCompletableFuture().thenCompose(next -> collect(next, out, last));
+            return rs.fetchNextPage().toCompletableFuture().thenCompose(next -> collect(next, out, last, decode));
         }
         return CompletableFuture.completedFuture(out);
     }
 
     /**
-     * The version current at tid {@code q}: the one with the greatest tid not after q, or null.
-     * Asynchronous (reads check many candidates at once); safe to call from a driver thread.
+     * The attributes a check of {@code index}'s candidates reads, in definition order: the base key
+     * with its tid, and the index's key and projected attributes. A consistent read reads no more
+     * of a base row than these: the table's other columns can be large.
      */
-    public CompletableFuture<Versions.Version> currentAtAsync(List<ByteBuffer> rowKey, UUID q, ConsistencyLevel cl) {
-        return first(bind(atOrBefore, rowKey, cl, 1, q));
+    public static List<String> checkAttributes(TableDef def, Index index) {
+        Set<String> needed = new HashSet<>();
+        def.partitionKey().forEach(c -> needed.add(c.name()));
+        def.clusteringPrefix().forEach(c -> needed.add(c.name()));
+        needed.add(def.tid().name());
+        index.hash().forEach(c -> needed.add(c.name()));
+        index.range().forEach(c -> needed.add(c.name()));
+        index.proj().forEach(c -> needed.add(c.name()));
+        return def.attributes().keySet().stream().filter(needed::contains).toList();
     }
 
-    /** Whether {@link #currentAtAllAsync} can ask for many rows at once. */
-    public boolean readsManyCurrent() {
-        return currentInPartitions != null;
+    /** The checks of one index's candidates, reading {@link #checkAttributes} only; prepares its statements. */
+    public Checks checks(Index index) {
+        return new Checks(checkAttributes(def, index));
     }
 
     /**
-     * The versions current at {@code q} of up to {@value #ROWS_PER_QUERY} rows, in the order of
-     * {@code rowKeys} (null where a row has none), with one query. Only for tables where {@link
-     * #readsManyCurrent}: a single partition-key column, no clustering before the tid, tids stored
-     * descending. Asynchronous.
+     * Reads of the base versions that a read checks index entries against, of the attributes one
+     * index needs: its versions are complete for that index only ({@link Versions.Version#known}).
+     * Asynchronous (reads check many candidates at once); safe to call from a driver thread.
      */
-    public CompletableFuture<List<Versions.Version>> currentAtAllAsync(List<List<ByteBuffer>> rowKeys, UUID q, ConsistencyLevel cl) {
-        if (currentInPartitions == null) {
-            throw new IllegalStateException(def.qualifiedName() + " cannot read many rows in one query");
-        }
-        if (rowKeys.size() > ROWS_PER_QUERY) {
-            throw new IllegalArgumentException(rowKeys.size() + " rows asked for, at most " + ROWS_PER_QUERY + " per query");
-        }
-        return currentInPartitions(rowKeys, q, cl);
-    }
+    public final class Checks {
+        private final int[] positions;
+        private final BitSet known;
+        private final PreparedStatement exact;
+        private final PreparedStatement atOrBefore;
+        /** The newest version at or before a tid in each of several rows, or null: see {@link #currentAtAllAsync}. */
+        private final PreparedStatement currentInPartitions;
 
-    private CompletableFuture<List<Versions.Version>> currentInPartitions(List<List<ByteBuffer>> rowKeys, UUID q, ConsistencyLevel cl) {
-        List<ByteBuffer> keys = new ArrayList<>(rowKeys.size());
-        for (List<ByteBuffer> rowKey : rowKeys) {
-            if (rowKey.size() != 1) {
-                throw new IllegalArgumentException("row key has " + rowKey.size() + " values, " + def.qualifiedName() + " needs 1");
+        private Checks(List<String> attributes) {
+            List<String> all = new ArrayList<>(def.attributes().keySet());
+            this.positions = attributes.stream().mapToInt(all::indexOf).toArray();
+            this.known = new BitSet(all.size());
+            for (int p : positions) {
+                known.set(p);
             }
-            keys.add(rowKey.get(0).duplicate());
+            String select = select(attributes);
+            String tid = Cql.quote(def.tid().name());
+            this.exact = session.prepare(select + whereRow + " AND " + tid + " = ? LIMIT 1");
+            this.atOrBefore = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false) + " LIMIT 1");
+            // A row is one partition and the tid is stored descending: the first row of each partition
+            // at or before q is the version current at q, and one query can ask it of many partitions.
+            // Its LIMIT (the number of partitions asked for) fits in its page, so the node runs it
+            // without a pager, which would read the partitions one page each (same run, consistent
+            // reads of LIMIT 10 over 1,400 matches: 1.35 ms p50 with the pager, 0.73 without).
+            boolean oneRowPerPartition = def.partitionKey().size() == 1 && def.clusteringPrefix().isEmpty()
+                    && def.tid().order() == Order.DESC;
+            this.currentInPartitions = oneRowPerPartition
+                    ? session.prepare(select + " WHERE " + def.partitionKey().get(0).cqlName() + " IN ? AND " + tid
+                            + " <= ? PER PARTITION LIMIT 1 LIMIT ?")
+                    : null;
         }
-        // a list of any type is serialized as a list of blobs: a count, then each value with its length
-        BoundStatement stmt = currentInPartitions.boundStatementBuilder()
-                .setBytesUnsafe(0, TypeCodecs.listOf(TypeCodecs.BLOB).encode(keys, session.getContext().getProtocolVersion()))
-                .setUuid(1, q).setInt(2, rowKeys.size()).setConsistencyLevel(cl).setPageSize(rowKeys.size() + 1).build();
-        return fetchAsync(stmt).thenApply(found -> {
-            Map<ByteBuffer, Versions.Version> byKey = new HashMap<>();
-            for (Versions.Version v : found) {
-                byKey.put(v.values()[partitionKeyAttribute], v);
+
+        private Versions.Version version(Row row) {
+            return Versions.of(row, def.attributes().size(), tidAttribute, positions, known);
+        }
+
+        /** The version current at tid {@code q}: the one with the greatest tid not after q, or null. */
+        public CompletableFuture<Versions.Version> currentAtAsync(List<ByteBuffer> rowKey, UUID q, ConsistencyLevel cl) {
+            return first(bind(atOrBefore, rowKey, cl, 1, q));
+        }
+
+        /** Whether {@link #currentAtAllAsync} can ask for many rows at once. */
+        public boolean readsManyCurrent() {
+            return currentInPartitions != null;
+        }
+
+        /**
+         * The versions current at {@code q} of up to {@value BaseTable#ROWS_PER_QUERY} rows, in the order of
+         * {@code rowKeys} (null where a row has none), with one query. Only for tables where {@link
+         * #readsManyCurrent}: a single partition-key column, no clustering before the tid, tids
+         * stored descending.
+         */
+        public CompletableFuture<List<Versions.Version>> currentAtAllAsync(List<List<ByteBuffer>> rowKeys, UUID q, ConsistencyLevel cl) {
+            if (currentInPartitions == null) {
+                throw new IllegalStateException(def.qualifiedName() + " cannot read many rows in one query");
             }
-            List<Versions.Version> out = new ArrayList<>(rowKeys.size());
+            if (rowKeys.size() > ROWS_PER_QUERY) {
+                throw new IllegalArgumentException(rowKeys.size() + " rows asked for, at most " + ROWS_PER_QUERY + " per query");
+            }
+            List<ByteBuffer> keys = new ArrayList<>(rowKeys.size());
             for (List<ByteBuffer> rowKey : rowKeys) {
-                out.add(byKey.get(rowKey.get(0)));
+                if (rowKey.size() != 1) {
+                    throw new IllegalArgumentException("row key has " + rowKey.size() + " values, " + def.qualifiedName() + " needs 1");
+                }
+                keys.add(rowKey.get(0).duplicate());
             }
-            return out;
-        });
-    }
+            // a list of any type is serialized as a list of blobs: a count, then each value with its length
+            BoundStatement stmt = currentInPartitions.boundStatementBuilder()
+                    .setBytesUnsafe(0, TypeCodecs.listOf(TypeCodecs.BLOB).encode(keys, session.getContext().getProtocolVersion()))
+                    .setUuid(1, q).setInt(2, rowKeys.size()).setConsistencyLevel(cl).setPageSize(rowKeys.size() + 1).build();
+            return fetchAsync(stmt, v -> false, this::version).thenApply(found -> {
+                Map<ByteBuffer, Versions.Version> byKey = new HashMap<>();
+                for (Versions.Version v : found) {
+                    byKey.put(v.values()[partitionKeyAttribute], v);
+                }
+                List<Versions.Version> out = new ArrayList<>(rowKeys.size());
+                for (List<ByteBuffer> rowKey : rowKeys) {
+                    out.add(byKey.get(rowKey.get(0)));
+                }
+                return out;
+            });
+        }
 
-    /** The version with exactly this tid, or null; asynchronous like {@link #currentAtAsync}. */
-    public CompletableFuture<Versions.Version> versionAsync(List<ByteBuffer> rowKey, UUID tid, ConsistencyLevel cl) {
-        return first(bind(exact, rowKey, cl, 1, tid));
-    }
+        /** The version with exactly this tid, or null. */
+        public CompletableFuture<Versions.Version> versionAsync(List<ByteBuffer> rowKey, UUID tid, ConsistencyLevel cl) {
+            return first(bind(exact, rowKey, cl, 1, tid));
+        }
 
-    /** The first row of a statement that selects at most one, read with one request. */
-    private CompletableFuture<Versions.Version> first(BoundStatement stmt) {
-        return session.executeAsync(stmt).toCompletableFuture().thenApply(rs -> {
-            Row row = rs.one();
-            return row == null ? null : Versions.of(row, def.attributes().size(), tidAttribute);
-        });
+        /** The first row of a statement that selects at most one, read with one request. */
+        private CompletableFuture<Versions.Version> first(BoundStatement stmt) {
+            return session.executeAsync(stmt).toCompletableFuture().thenApply(rs -> {
+                Row row = rs.one();
+                return row == null ? null : version(row);
+            });
+        }
     }
 
     /** Every version of every row in one partition, grouped by row (prefix), each ascending. */

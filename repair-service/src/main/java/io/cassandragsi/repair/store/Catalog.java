@@ -42,6 +42,8 @@ public final class Catalog {
         public final TablePlan plan;
         public final BaseTable base;
         public final Map<IndexPlan, IndexTable> indexTables;
+        /** Per index, the base reads that check its entries (reading only the attributes it needs). */
+        public final Map<IndexPlan, BaseTable.Checks> checks;
         private final CqlSession session;
 
         Indexed(CqlSession session, TableDef definition, List<Index> indexes) {
@@ -50,10 +52,13 @@ public final class Catalog {
             this.plan = TablePlan.of(definition, indexes);
             this.base = new BaseTable(session, definition);
             Map<IndexPlan, IndexTable> map = new LinkedHashMap<>();
+            Map<IndexPlan, BaseTable.Checks> checkMap = new LinkedHashMap<>();
             for (IndexPlan p : plan.indexes()) {
                 map.put(p, new IndexTable(session, definition, p));
+                checkMap.put(p, base.checks(p.index()));
             }
             this.indexTables = map;
+            this.checks = checkMap;
         }
 
         /**

@@ -4,18 +4,27 @@ import com.datastax.oss.driver.api.core.cql.Row;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.index.VersionRow;
 import java.nio.ByteBuffer;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.UUID;
 
-/** One stored version of a base row, read with every attribute (a complete {@link VersionRow}). */
+/** One stored version of a base row, read with every attribute or with the ones a read needs. */
 public final class Versions {
     private Versions() {}
 
-    /** A complete version: every attribute known, nulls are nulls. */
-    public record Version(ByteBuffer[] values, int tidAttribute) implements VersionRow {
+    /**
+     * A version: {@code values} by attribute position; {@code known} the attributes read (null: all
+     * of them, a complete version), the others are not known and read as null.
+     */
+    public record Version(ByteBuffer[] values, int tidAttribute, BitSet known) implements VersionRow {
+        /** A complete version: every attribute known, nulls are nulls. */
+        public Version(ByteBuffer[] values, int tidAttribute) {
+            this(values, tidAttribute, null);
+        }
+
         @Override
         public boolean has(int attribute) {
-            return true;
+            return known == null || known.get(attribute);
         }
 
         @Override
@@ -39,5 +48,14 @@ public final class Versions {
             values[i] = row.getBytesUnsafe(i);
         }
         return new Version(values, tidAttribute);
+    }
+
+    /** A row selected with the attributes at {@code positions}, in that order; the others not known. */
+    static Version of(Row row, int attributes, int tidAttribute, int[] positions, BitSet known) {
+        ByteBuffer[] values = new ByteBuffer[attributes];
+        for (int i = 0; i < positions.length; i++) {
+            values[positions[i]] = row.getBytesUnsafe(i);
+        }
+        return new Version(values, tidAttribute, known);
     }
 }
