@@ -61,7 +61,8 @@ public final class QueryCommand implements Callable<Integer> {
         GsiConfig config = connection.load();
         PrintWriter out = spec.commandLine().getOut();
         CqlSession session = ConnectionOptions.open(config);
-        try (session; IndexReader reader = new IndexReader(session, new Catalog(session), null, config.consistency().read(), null, 16)) {
+        try (session; IndexReader reader = new IndexReader(session, new Catalog(session), null, config.consistency().read(), null,
+                IndexReader.CHECK_CONCURRENCY)) {
             IndexReader.Query q = new IndexReader.Query(target.keyspace(), target.table(), index, values, gt, ge, lt, le,
                     limit, null, consistent, asOf);
             List<Map<String, Object>> items = new ArrayList<>();

@@ -63,6 +63,8 @@ import java.util.stream.Collectors;
 public final class IndexReader implements AutoCloseable {
     public static final int DEFAULT_LIMIT = 100;
     public static final int MAX_LIMIT = 1000;
+    /** Base-check queries one read has in flight at most, in {@code gsi serve} and {@code gsi query}. */
+    public static final int CHECK_CONCURRENCY = 32;
 
     private final CqlSession session;
     private final Catalog catalog;

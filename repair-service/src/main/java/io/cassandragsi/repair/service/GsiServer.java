@@ -31,7 +31,7 @@ public final class GsiServer implements AutoCloseable {
         this.jobs = admin;
         this.service = new RepairService(session, config);
         this.reader = new IndexReader(session, service.catalog(), service.queue(), config.consistency().read(),
-                tokenKey(config.http().token()), 32);
+                tokenKey(config.http().token()), IndexReader.CHECK_CONCURRENCY);
         bindMetrics();
         service.start();
         this.http = new HttpApi(config.http().bind(), config.http().port(), config.http().token(), reader, service::status,
