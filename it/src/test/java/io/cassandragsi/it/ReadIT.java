@@ -371,11 +371,22 @@ class ReadIT {
             oracleWrite(key, tid, length, "w");
         }
         UUID now = Tids.maxAtTicks(Tids.ticks(Instant.now()));
+        IndexReader reader = server.reader();
+        long falsePositives = reader.falsePositives.sum();
+        long repairs = reader.readRepairs.sum();
         for (long length = 0; length < 4; length++) {
             IndexReader.Query q = IndexReader.Query.of(KS, "revisions", "by_length", String.valueOf(length))
                     .withConsistent(true).withLimit(5).withAsOf(now.toString());
             assertThat(keys(readAll(q))).as("seed %d length %d, consumer stopped", seed, length).isEqualTo(expected(length, now));
         }
+        // entries whose row moved on still claim a match: each one dropped is handed to the queue (read repair)
+        long dropped = reader.falsePositives.sum() - falsePositives;
+        assertThat(dropped).as("seed %d: stale entries dropped by consistent reads", seed).isPositive();
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (reader.readRepairs.sum() - repairs < dropped && System.currentTimeMillis() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(reader.readRepairs.sum() - repairs).as("seed %d: read repairs queued", seed).isEqualTo(dropped);
     }
 
     /** A raw HTTP/1.1 GET, so that requests a URI class would refuse (bad escapes) reach the server as sent. */
