@@ -17,8 +17,10 @@ import io.cassandragsi.schema.TableDef;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +28,13 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -241,13 +250,13 @@ class ReadIT {
         var insert = session.prepare("INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES (?, ?, ?, ?)");
         int writers = 3;
         long[] floors = new long[writers]; // per writer: a lower bound of the tid in flight, or MAX_VALUE
-        java.util.Arrays.fill(floors, Long.MAX_VALUE);
-        java.util.concurrent.atomic.AtomicLongArray floor = new java.util.concurrent.atomic.AtomicLongArray(floors);
-        java.util.concurrent.ConcurrentLinkedQueue<Written> acked = new java.util.concurrent.ConcurrentLinkedQueue<>();
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
-        List<java.util.concurrent.Future<Integer>> done = new ArrayList<>();
+        Arrays.fill(floors, Long.MAX_VALUE);
+        AtomicLongArray floor = new AtomicLongArray(floors);
+        ConcurrentLinkedQueue<Written> acked = new ConcurrentLinkedQueue<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong clock = new AtomicLong();
+        ExecutorService pool = Executors.newFixedThreadPool(writers);
+        List<Future<Integer>> done = new ArrayList<>();
         for (int w = 0; w < writers; w++) {
             int writer = w;
             done.add(pool.submit(() -> {
@@ -490,7 +499,7 @@ class ReadIT {
         // the same tables in a keyspace with three replicas on this one node: LOCAL_QUORUM is unavailable
         TableDef rf3 = SharedCluster.example("revisions", "it_read_rf3");
         for (CqlGenerator.Statement st : CqlGenerator.all(rf3, "gsi", "{'class': 'SimpleStrategy', 'replication_factor': 3}")) {
-            session.execute(SimpleStatement.newInstance(st.cql()).setTimeout(java.time.Duration.ofSeconds(60)));
+            session.execute(SimpleStatement.newInstance(st.cql()).setTimeout(Duration.ofSeconds(60)));
         }
         session.checkSchemaAgreement();
         for (String query : new String[] {"", "?consistent=true", "?as_of=2026-01-01T00:00:00Z"}) {
