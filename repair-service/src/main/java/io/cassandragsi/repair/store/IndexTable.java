@@ -17,6 +17,7 @@ import io.cassandragsi.schema.Index;
 import io.cassandragsi.schema.TableDef;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -119,11 +120,10 @@ public final class IndexTable {
      * mutation on the replica with no batchlog; each write keeps its own TS.
      */
     public List<Statement<?>> statementsByPartition(List<TablePlan.IndexWrite> writes, ConsistencyLevel cl) {
-        Map<List<ByteBuffer>, List<BatchableStatement<?>>> byPartition = new java.util.LinkedHashMap<>();
+        Map<List<ByteBuffer>, List<BatchableStatement<?>>> byPartition = new LinkedHashMap<>();
         int ps = plan.partitionSize();
         for (TablePlan.IndexWrite w : writes) {
-            List<ByteBuffer> key = w instanceof TablePlan.Upsert u ? u.key() : ((TablePlan.MarkDeleted) w).key();
-            byPartition.computeIfAbsent(key.subList(0, ps), k -> new ArrayList<>()).add(statement(w, cl));
+            byPartition.computeIfAbsent(w.key().subList(0, ps), k -> new ArrayList<>()).add(statement(w, cl));
         }
         List<Statement<?>> out = new ArrayList<>(byPartition.size());
         for (List<BatchableStatement<?>> group : byPartition.values()) {
