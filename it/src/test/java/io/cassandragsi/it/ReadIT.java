@@ -14,6 +14,7 @@ import io.cassandragsi.repair.read.ReadException;
 import io.cassandragsi.repair.service.GsiServer;
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.TableDef;
+import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -115,7 +117,7 @@ class ReadIT {
             IndexReader.Query pageQuery = limits == null ? q : q.withLimit(1 + limits.nextInt(9));
             IndexReader.Page page = server.reader().read(pageQuery.withNext(next));
             for (Map<String, Object> item : page.items()) {
-                assertThat(seen.add(item.get("key"))).as("duplicate item %s", item).isTrue();
+                assertThat(seen.add(item)).as("duplicate item %s", item).isTrue();
             }
             all.addAll(page.items());
             next = page.next();
@@ -319,6 +321,88 @@ class ReadIT {
         Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 90_000);
         for (HistoryRun.Drift d : drift.values()) {
             assertThat(d.clean()).as("seed %d after concurrent writes: %s", seed, d).isTrue();
+        }
+    }
+
+    /** The order ids of items, in their order. */
+    private static List<String> orderIds(List<Map<String, Object>> items) {
+        return items.stream().map(i -> (String) i.get("order_id")).toList();
+    }
+
+    /**
+     * An index with a range attribute (the example orders' by_customer: customer, then placed
+     * descending): items come in range order, bounds on the range attribute and a range value in
+     * the path select exactly what the current versions say, eventually and consistently, with
+     * small pages; orders move between customers and times, so stale entries exist.
+     */
+    @Test
+    void should_read_a_range_index_in_order_with_bounds_and_range_values() throws Exception {
+        String ks = "it_read_orders";
+        SharedCluster.apply(SharedCluster.example("orders", ks));
+        var insert = session.prepare("INSERT INTO " + ks + ".orders (order_id, tid, customer, status, total, placed, items)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?)");
+        Random rnd = new Random(seed + 13);
+        List<UUID> ids = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            ids.add(UUID.nameUUIDFromBytes(("order-" + seed + "-" + i).getBytes(StandardCharsets.UTF_8)));
+        }
+        record Order(String customer, Instant placed) {}
+        Map<UUID, Order> current = new HashMap<>();
+        Set<Instant> used = new HashSet<>();
+        long clock = Tids.ticks(Instant.now());
+        for (int i = 0; i < 200; i++) {
+            UUID id = ids.get(rnd.nextInt(ids.size()));
+            String customer = "c" + rnd.nextInt(3);
+            Instant placed;
+            do {
+                placed = Instant.ofEpochMilli(1_780_000_000_000L + rnd.nextInt(1_000_000));
+            } while (!used.add(placed));
+            clock += 1 + rnd.nextInt(1000);
+            session.execute(insert.bind(id, Tids.fromTicks(clock, rnd.nextLong()), customer, List.of("new", "paid", "sent").get(rnd.nextInt(3)),
+                    BigDecimal.valueOf(rnd.nextInt(100_000), 2), placed, "{\"n\": " + i + "}"));
+            current.put(id, new Order(customer, placed));
+        }
+        // each customer's orders, newest placed first (the index order)
+        Map<String, List<Map.Entry<UUID, Order>>> byCustomer = new TreeMap<>();
+        for (Map.Entry<UUID, Order> e : current.entrySet()) {
+            byCustomer.computeIfAbsent(e.getValue().customer(), c -> new ArrayList<>()).add(e);
+        }
+        byCustomer.values().forEach(l -> l.sort((a, b) -> b.getValue().placed().compareTo(a.getValue().placed())));
+        java.util.function.BiFunction<String, java.util.function.Predicate<Instant>, List<String>> want = (c, keep) ->
+                byCustomer.get(c).stream().filter(e -> keep.test(e.getValue().placed())).map(e -> e.getKey().toString()).toList();
+        // the repair service marks the entries of orders that moved
+        long deadline = System.currentTimeMillis() + 60_000;
+        for (String c : byCustomer.keySet()) {
+            IndexReader.Query q = IndexReader.Query.of(ks, "orders", "by_customer", c).withLimit(IndexReader.MAX_LIMIT);
+            while (!orderIds(readAll(q)).equals(want.apply(c, p -> true)) && System.currentTimeMillis() < deadline) {
+                Thread.sleep(200);
+            }
+        }
+        for (String c : byCustomer.keySet()) {
+            for (boolean consistent : new boolean[] {false, true}) {
+                IndexReader.Query q = IndexReader.Query.of(ks, "orders", "by_customer", c).withConsistent(consistent);
+                String what = "seed " + seed + " customer " + c + " consistent " + consistent;
+                assertThat(orderIds(readAll(q, rnd))).as(what).isEqualTo(want.apply(c, p -> true));
+                List<Map.Entry<UUID, Order>> orders = byCustomer.get(c);
+                Instant pivot = orders.get(rnd.nextInt(orders.size())).getValue().placed();
+                String p = pivot.toString();
+                assertThat(orderIds(readAll(q.withBounds(p, null, null, null), rnd))).as(what + " gt " + p)
+                        .isEqualTo(want.apply(c, x -> x.isAfter(pivot)));
+                assertThat(orderIds(readAll(q.withBounds(null, p, null, null), rnd))).as(what + " ge " + p)
+                        .isEqualTo(want.apply(c, x -> !x.isBefore(pivot)));
+                assertThat(orderIds(readAll(q.withBounds(null, null, p, null), rnd))).as(what + " lt " + p)
+                        .isEqualTo(want.apply(c, x -> x.isBefore(pivot)));
+                assertThat(orderIds(readAll(q.withBounds(null, null, null, p), rnd))).as(what + " le " + p)
+                        .isEqualTo(want.apply(c, x -> !x.isAfter(pivot)));
+                Instant low = pivot.minusSeconds(300);
+                assertThat(orderIds(readAll(q.withBounds(low.toString(), null, null, p), rnd))).as(what + " gt " + low + " le " + p)
+                        .isEqualTo(want.apply(c, x -> x.isAfter(low) && !x.isAfter(pivot)));
+                IndexReader.Query exact = IndexReader.Query.of(ks, "orders", "by_customer", c, p).withConsistent(consistent);
+                assertThat(orderIds(readAll(exact))).as(what + " placed " + p).isEqualTo(want.apply(c, pivot::equals));
+            }
+            // projections (status, total) from the index equal those of the base versions
+            IndexReader.Query all = IndexReader.Query.of(ks, "orders", "by_customer", c).withLimit(IndexReader.MAX_LIMIT);
+            assertThat(readAll(all.withConsistent(true))).as("seed %d customer %s: consistent items", seed, c).isEqualTo(readAll(all));
         }
     }
 

@@ -39,6 +39,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -197,18 +198,23 @@ public final class IndexReader implements AutoCloseable {
         return layouts.computeIfAbsent(plan, p -> ItemLayout.of(table.definition, p.index()));
     }
 
-    /** The query's fingerprint for its page tokens, computed when a token is first encoded or decoded. */
+    /**
+     * The query's fingerprint for its page tokens at query time {@code q}, computed when a token
+     * is first encoded or decoded.
+     */
     private static final class Fingerprint {
-        private final Supplier<String> canonical;
+        private final Function<UUID, String> canonical;
+        private final UUID q;
         private byte[] hash;
 
-        Fingerprint(Supplier<String> canonical) {
+        Fingerprint(Function<UUID, String> canonical, UUID q) {
             this.canonical = canonical;
+            this.q = q;
         }
 
         byte[] get() {
             if (hash == null) {
-                hash = PageToken.fingerprint(canonical.get());
+                hash = PageToken.fingerprint(canonical.apply(q));
             }
             return hash;
         }
@@ -248,17 +254,23 @@ public final class IndexReader implements AutoCloseable {
         if (limit < 1 || limit > MAX_LIMIT) {
             throw ReadException.badRequest("bad_limit", "limit must be between 1 and " + MAX_LIMIT + ", not " + limit);
         }
-        UUID q = queryTime(query.asOf());
-        Fingerprint fingerprint = new Fingerprint(() -> String.join("\u0000", def.keyspace(), def.table(), index.name(),
+        UUID asOf = query.asOf() == null ? null : queryTime(query.asOf());
+        Function<UUID, String> canonical = at -> String.join("\u0000", def.keyspace(), def.table(), index.name(),
                 String.join("\u0001", values), String.valueOf(query.gt()), String.valueOf(query.ge()), String.valueOf(query.lt()),
-                String.valueOf(query.le()), String.valueOf(query.consistent()), q.toString()));
+                String.valueOf(query.le()), String.valueOf(query.consistent()), at.toString());
+        // A read without as_of is as of now; its next pages keep the first page's query time, which
+        // their token carries, so that all its pages answer as of one moment.
+        UUID readTime = asOf != null ? asOf : queryTime(null);
         byte[] state = null;
         int skip = 0;
         if (query.next() != null) {
-            PageToken.Position p = tokens.decode(query.next(), fingerprint.get());
+            PageToken.Position p = tokens.decode(query.next(), at -> PageToken.fingerprint(canonical.apply(asOf != null ? asOf : at)));
+            readTime = p.queryTime();
             state = p.pagingState();
             skip = p.offset();
         }
+        UUID q = readTime;
+        Fingerprint fingerprint = new Fingerprint(canonical, q);
         byte[] firstState = state;
         int firstSkip = skip;
         IndexTable.Shape shape = new IndexTable.Shape(values.size() - index.hash().size(), lower == null ? null : lower.op,
@@ -330,7 +342,7 @@ public final class IndexReader implements AutoCloseable {
     }
 
     private String token(Read read, byte[] state, int offset) {
-        return tokens.encode(new PageToken.Position(read.fingerprint().get(), state, offset));
+        return tokens.encode(new PageToken.Position(read.fingerprint().get(), read.q(), state, offset));
     }
 
     /**

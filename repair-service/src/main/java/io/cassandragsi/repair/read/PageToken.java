@@ -6,22 +6,25 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.UUID;
+import java.util.function.Function;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The opaque {@code next} token: where the previous page stopped (the driver's paging state of
- * the index-table page it was reading, and how many rows of that page it had consumed), bound to
+ * the index-table page it was reading, and how many rows of that page it had consumed) and the
+ * read's query time (so that a read without {@code as_of} keeps the first page's moment), bound to
  * the query it came from (a fingerprint of keyspace, table, index, values, bounds, consistency
  * and query time) and signed with HMAC-SHA256, so a token that was altered or belongs to another
  * query is rejected with 400 instead of returning wrong pages.
  */
 final class PageToken {
-    private static final byte VERSION = 1;
+    private static final byte VERSION = 2;
     /** One initialized MAC per thread: looking the algorithm up and keying it cost more than signing a token. */
     private final ThreadLocal<Mac> macs;
 
-    record Position(byte[] fingerprint, byte[] pagingState, int offset) {}
+    record Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset) {}
 
     PageToken(byte[] key) {
         SecretKeySpec spec = new SecretKeySpec(key.clone(), "HmacSHA256");
@@ -57,20 +60,25 @@ final class PageToken {
 
     String encode(Position p) {
         byte[] state = p.pagingState() == null ? new byte[0] : p.pagingState();
-        ByteBuffer b = ByteBuffer.allocate(1 + 32 + 4 + 4 + state.length + 32);
-        b.put(VERSION).put(p.fingerprint()).putInt(p.offset()).putInt(state.length).put(state);
+        ByteBuffer b = ByteBuffer.allocate(1 + 32 + 16 + 4 + 4 + state.length + 32);
+        b.put(VERSION).put(p.fingerprint()).putLong(p.queryTime().getMostSignificantBits()).putLong(p.queryTime().getLeastSignificantBits())
+                .putInt(p.offset()).putInt(state.length).put(state);
         b.put(mac(b.array(), b.position()));
         return Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
     }
 
-    Position decode(String token, byte[] expectedFingerprint) {
+    /**
+     * The position a token holds, once its signature is checked and it belongs to the query:
+     * {@code expectedFingerprint} gives the query's fingerprint at the token's query time.
+     */
+    Position decode(String token, Function<UUID, byte[]> expectedFingerprint) {
         byte[] raw;
         try {
             raw = Base64.getUrlDecoder().decode(token);
         } catch (IllegalArgumentException e) {
             throw ReadException.badRequest("bad_next", "'next' is not a token this service issued");
         }
-        if (raw.length < 1 + 32 + 8 + 32 || raw[0] != VERSION) {
+        if (raw.length < 1 + 32 + 16 + 8 + 32 || raw[0] != VERSION) {
             throw ReadException.badRequest("bad_next", "'next' is not a token this service issued");
         }
         int bodyLength = raw.length - 32;
@@ -81,7 +89,8 @@ final class PageToken {
         ByteBuffer b = ByteBuffer.wrap(raw, 1, bodyLength - 1);
         byte[] fp = new byte[32];
         b.get(fp);
-        if (!MessageDigest.isEqual(fp, expectedFingerprint)) {
+        UUID queryTime = new UUID(b.getLong(), b.getLong());
+        if (!MessageDigest.isEqual(fp, expectedFingerprint.apply(queryTime))) {
             throw ReadException.badRequest("bad_next", "'next' belongs to another query (path, bounds, consistent or as_of differ)");
         }
         int offset = b.getInt();
@@ -91,7 +100,7 @@ final class PageToken {
         }
         byte[] state = new byte[len];
         b.get(state);
-        return new Position(fp, len == 0 ? null : state, offset);
+        return new Position(fp, queryTime, len == 0 ? null : state, offset);
     }
 
     private byte[] mac(byte[] data, int length) {
