@@ -20,16 +20,13 @@ public final class TablePlan {
     private final boolean hasEverIndex;
 
     private TablePlan(TableDef table, Collection<Index> indexes) {
-        if (!table.versioned()) {
-            throw new IllegalArgumentException(table.qualifiedName() + " is not versioned");
-        }
         this.table = table;
         List<IndexPlan> plans = new ArrayList<>();
         for (Index index : indexes) {
             plans.add(new IndexPlan(table, index));
         }
         this.indexes = List.copyOf(plans);
-        this.tidAttribute = new ArrayList<>(table.attributes().keySet()).indexOf(table.tid().name());
+        this.tidAttribute = table.versioned() ? new ArrayList<>(table.attributes().keySet()).indexOf(table.tid().name()) : -1;
         this.hasEverIndex = plans.stream().anyMatch(p -> !p.perVersion());
     }
 
@@ -51,8 +48,13 @@ public final class TablePlan {
         return indexes;
     }
 
+    /** The tid's attribute position; -1 for an unversioned table. */
     public int tidAttribute() {
         return tidAttribute;
+    }
+
+    public boolean versioned() {
+        return tidAttribute >= 0;
     }
 
     /** True when some index keeps one entry across versions, so every write needs a sibling diff. */
@@ -155,7 +157,7 @@ public final class TablePlan {
     }
 
     /** One write the repair service makes to an index table. */
-    public sealed interface IndexWrite permits Upsert, MarkDeleted {
+    public sealed interface IndexWrite permits Upsert, MarkDeleted, Reconciled {
         IndexPlan index();
 
         List<ByteBuffer> key();
@@ -176,6 +178,18 @@ public final class TablePlan {
             return entry.key();
         }
     }
+
+    /** A projected cell of an unversioned table's entry: its value (null: delete it) at its own TS and TTL (0: none). */
+    public record ProjCell(ByteBuffer value, long timestamp, int ttl) {}
+
+    /**
+     * An entry of an unversioned table as the base row has it now ({@link RowReconcile}): {@code
+     * _tid} at its own TS with the TTL of the first key cell to expire (0: none), and each
+     * projection that needs a write (null: leave it alone) at its own TS and TTL. No row marker:
+     * the entry lives as long as its {@code _tid}.
+     */
+    public record Reconciled(IndexPlan index, List<ByteBuffer> key, ByteBuffer tid, long timestamp, int ttl, ProjCell[] proj)
+            implements IndexWrite {}
 
     /** Entry stopped matching at version {@code deletedAt}: {@code _deleted = deletedAt} at TS(deletedAt). */
     public record MarkDeleted(IndexPlan index, List<ByteBuffer> key, ByteBuffer deletedAt, long timestamp) implements IndexWrite {}

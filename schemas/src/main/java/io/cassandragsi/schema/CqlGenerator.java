@@ -41,6 +41,9 @@ public final class CqlGenerator {
         out.add(new Statement("work queue", QueueLayout.createTable(projectKeyspace, QueueLayout.Settings.defaults())));
         out.add(new Statement("keyspace " + def.keyspace(), createKeyspace(def.keyspace(), replication)));
         out.add(new Statement("base table " + def.qualifiedName(), createBaseTable(def)));
+        if (!def.versioned() && !def.indexes().isEmpty()) {
+            out.add(new Statement("rows table", RowsLayout.createTable(def)));
+        }
         for (Index index : def.indexes().values()) {
             out.add(new Statement("index " + index.name(), createIndexTable(def, index)));
         }

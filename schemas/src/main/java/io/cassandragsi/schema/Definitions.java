@@ -32,7 +32,7 @@ public final class Definitions {
     public static final int MAX_ATTRIBUTE_NAME = 128;
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_]*");
-    private static final Set<String> TOP_LEVEL = Set.of("keyspace", "table", "attributes", "index", "secondaryIndexes");
+    private static final Set<String> TOP_LEVEL = Set.of("keyspace", "table", "versioned", "attributes", "index", "secondaryIndexes");
     private static final Set<String> ELEMENT_KEYS = Set.of("type", "attribute", "order");
     private static final Set<String> RESERVED_KEYSPACES = Set.of(
             "system", "system_schema", "system_auth", "system_distributed", "system_traces",
@@ -76,6 +76,9 @@ public final class Definitions {
         ObjectNode root = MAPPER.createObjectNode();
         root.put("keyspace", def.keyspace());
         root.put("table", def.table());
+        if (def.versionedFlag() != null) {
+            root.put("versioned", def.versionedFlag());
+        }
         ObjectNode attrs = root.putObject("attributes");
         def.attributes().forEach((k, v) -> attrs.put(k, v.jsonName()));
         ArrayNode key = root.putArray("index");
@@ -122,7 +125,7 @@ public final class Definitions {
             for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
                 String field = it.next();
                 if (!TOP_LEVEL.contains(field)) {
-                    throw error(null, null, "unknown field '" + field + "' (expected: keyspace, table, attributes, index, secondaryIndexes)");
+                    throw error(null, null, "unknown field '" + field + "' (expected: keyspace, table, versioned, attributes, index, secondaryIndexes)");
                 }
             }
             String keyspace = name(root.get("keyspace"), "keyspace", MAX_KEYSPACE_NAME);
@@ -162,7 +165,21 @@ public final class Definitions {
             if (partition.isEmpty()) {
                 throw error(null, null, "the primary key needs at least one hash attribute");
             }
-            TableDef def = new TableDef(keyspace, table, attributes, partition, clustering);
+            Boolean versioned = null;
+            JsonNode versionedNode = root.get("versioned");
+            if (versionedNode != null && !versionedNode.isNull()) {
+                if (!versionedNode.isBoolean()) {
+                    throw error(null, null, "'versioned' must be true or false (or left out), not " + versionedNode);
+                }
+                versioned = versionedNode.asBoolean();
+            }
+            TableDef def = new TableDef(keyspace, table, attributes, partition, clustering, versioned);
+            if (Boolean.TRUE.equals(versioned) && !def.endsInTimeuuid()) {
+                Column last = def.primaryKey().get(def.primaryKey().size() - 1);
+                throw error(null, last.name(), "\"versioned\": true needs the last primary-key attribute to be a timeuuid range attribute"
+                        + " (the version id); '" + last.name() + "' is a " + (clustering.isEmpty() ? "hash" : "range") + " attribute of type "
+                        + last.type().jsonName() + ". Leave \"versioned\" out to index the table as unversioned");
+            }
             indexes(def);
             return def;
         }
@@ -264,11 +281,6 @@ public final class Definitions {
             if (!node.isObject()) {
                 throw error(null, null, "'secondaryIndexes' must be an object of index name to an array of elements");
             }
-            if (!node.isEmpty() && !def.versioned()) {
-                throw error(null, def.primaryKey().get(def.primaryKey().size() - 1).name(),
-                        "table '" + def.table() + "' is not versioned: secondary indexes need the last primary-key attribute to be a timeuuid"
-                                + " range attribute (the version id, tid); unversioned tables are not supported yet");
-            }
             Map<String, String> keyShapes = new LinkedHashMap<>();
             for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
@@ -316,6 +328,11 @@ public final class Definitions {
                 }
                 if (hash.isEmpty() && range.isEmpty()) {
                     throw error(name, null, "needs at least one hash or range attribute");
+                }
+                if (!def.versioned() && hash.stream().allMatch(c -> def.isPrimaryKey(c.name()))
+                        && range.stream().allMatch(c -> def.isPrimaryKey(c.name()))) {
+                    throw error(name, null, "on an unversioned table an index needs at least one hash or range attribute that is not"
+                            + " part of the primary key (an entry exists while its key attributes are live)");
                 }
                 String shape = hash.toString() + range;
                 for (Map.Entry<String, String> other : keyShapes.entrySet()) {

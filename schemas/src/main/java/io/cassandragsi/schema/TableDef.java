@@ -17,13 +17,17 @@ public final class TableDef {
     private final List<Column> partitionKey;
     private final List<Column> clustering;
     private final Map<String, Index> indexes = new LinkedHashMap<>();
+    /** The definition's {@code "versioned"}: null when left out (versioned iff the key ends in a timeuuid). */
+    private final Boolean versionedFlag;
 
     TableDef(
             String keyspace,
             String table,
             Map<String, AttrType> attributes,
             List<Column> partitionKey,
-            List<Column> clustering) {
+            List<Column> clustering,
+            Boolean versionedFlag) {
+        this.versionedFlag = versionedFlag;
         this.keyspace = keyspace;
         this.table = table;
         this.attributes = Collections.unmodifiableMap(new LinkedHashMap<>(attributes));
@@ -71,15 +75,34 @@ public final class TableDef {
         return all;
     }
 
-    /** The version id: the last primary-key attribute when it is a timeuuid, else null. */
+    /**
+     * The version id (tid) of a versioned table: its last clustering attribute when that is a
+     * timeuuid, unless the definition says {@code "versioned": false}; null for an unversioned table.
+     */
     public Column tid() {
-        List<Column> pk = primaryKey();
-        Column last = pk.get(pk.size() - 1);
-        return last.type() == AttrType.TIMEUUID && !clustering.isEmpty() ? last : null;
+        if (Boolean.FALSE.equals(versionedFlag)) {
+            return null;
+        }
+        return endsInTimeuuid() ? clustering.get(clustering.size() - 1) : null;
     }
 
+    /** True when the last primary-key attribute is a timeuuid clustering attribute. */
+    public boolean endsInTimeuuid() {
+        return !clustering.isEmpty() && clustering.get(clustering.size() - 1).type() == AttrType.TIMEUUID;
+    }
+
+    /**
+     * How the table is classified (DESIGN.md section 2): versioned (every write of a row is a new
+     * version, named by the tid) or unversioned (rows are overwritten in place; the version of a
+     * write is its write timestamp).
+     */
     public boolean versioned() {
         return tid() != null;
+    }
+
+    /** The definition's {@code "versioned"} as written: null when left out. */
+    public Boolean versionedFlag() {
+        return versionedFlag;
     }
 
     /** Clustering columns that come before the tid: with the partition key they name a row. */

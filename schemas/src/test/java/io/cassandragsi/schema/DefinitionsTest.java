@@ -76,13 +76,51 @@ class DefinitionsTest {
     }
 
     @Test
-    void should_reject_an_unversioned_table_with_indexes() {
+    void should_index_an_unversioned_table_with_its_whole_primary_key_in_each_entry() {
         String json = """
                 {"keyspace": "k", "table": "t", "attributes": {"id": "string", "v": "int"},
                  "index": [{"type": "hash", "attribute": "id"}],
                  "secondaryIndexes": {"by_v": [{"type": "hash", "attribute": "v"}]}}""";
-        assertThatThrownBy(() -> Definitions.parse(json, "t.json"))
-                .hasMessageContaining("t.json: attribute 'id': table 't' is not versioned");
+        TableDef def = Definitions.parse(json, "t.json");
+        assertThat(def.versioned()).isFalse();
+        assertThat(def.tid()).isNull();
+        assertThat(def.index("by_v").perVersion()).isFalse();
+        assertThat(def.index("by_v").keyColumns()).extracting(Column::name).containsExactly("v", "id");
+        assertThat(Definitions.parse(Definitions.toJson(def), "again").versionedFlag()).isNull();
+    }
+
+    @Test
+    void should_treat_a_table_as_unversioned_when_the_definition_says_so() {
+        String json = """
+                {"keyspace": "k", "table": "events", "versioned": false,
+                 "attributes": {"src": "string", "at": "timeuuid", "kind": "string"},
+                 "index": [{"type": "hash", "attribute": "src"}, {"type": "range", "attribute": "at"}],
+                 "secondaryIndexes": {"by_kind": [{"type": "hash", "attribute": "kind"}]}}""";
+        TableDef def = Definitions.parse(json, "events.json");
+        assertThat(def.endsInTimeuuid()).isTrue();
+        assertThat(def.versioned()).isFalse();
+        assertThat(def.index("by_kind").keyColumns()).extracting(Column::name).containsExactly("kind", "src", "at");
+        TableDef again = Definitions.parse(Definitions.toJson(def), "again");
+        assertThat(again.versionedFlag()).isFalse();
+        assertThat(again.versioned()).isFalse();
+        assertThat(Definitions.parse(json.replace("\"versioned\": false", "\"versioned\": true"), "e.json").versioned()).isTrue();
+    }
+
+    @Test
+    void should_reject_versioned_true_without_a_timeuuid_and_key_only_indexes_of_unversioned_tables() {
+        assertThatThrownBy(() -> Definitions.parse("""
+                {"keyspace": "k", "table": "t", "versioned": true, "attributes": {"id": "string", "v": "int"},
+                 "index": [{"type": "hash", "attribute": "id"}]}""", "t.json"))
+                .hasMessageContaining("t.json: attribute 'id': \"versioned\": true needs the last primary-key attribute to be a timeuuid");
+        assertThatThrownBy(() -> Definitions.parse("""
+                {"keyspace": "k", "table": "t", "versioned": "yes", "attributes": {"id": "string"},
+                 "index": [{"type": "hash", "attribute": "id"}]}""", "t.json"))
+                .hasMessageContaining("'versioned' must be true or false");
+        assertThatThrownBy(() -> Definitions.parse("""
+                {"keyspace": "k", "table": "t", "attributes": {"id": "string", "c": "int", "v": "int"},
+                 "index": [{"type": "hash", "attribute": "id"}, {"type": "range", "attribute": "c"}],
+                 "secondaryIndexes": {"by_c": [{"type": "hash", "attribute": "c"}]}}""", "t.json"))
+                .hasMessageContaining("t.json: index 'by_c': on an unversioned table an index needs at least one hash or range attribute that is not");
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.cassandragsi.trigger;
 
 import io.cassandragsi.index.Composite;
 import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.RowReconcile;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.VersionRow;
 import io.cassandragsi.index.WriteTimestamps;
@@ -10,6 +11,7 @@ import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.DefinitionException;
 import io.cassandragsi.schema.Index;
 import io.cassandragsi.schema.QueueLayout;
+import io.cassandragsi.schema.RowsLayout;
 import io.cassandragsi.schema.TableDef;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -25,6 +27,7 @@ import org.apache.cassandra.db.partitions.PartitionUpdate;
 import org.apache.cassandra.db.rows.BTreeRow;
 import org.apache.cassandra.db.rows.BufferCell;
 import org.apache.cassandra.db.rows.Cell;
+import org.apache.cassandra.db.rows.CellPath;
 import org.apache.cassandra.db.rows.Row;
 import org.apache.cassandra.schema.ColumnMetadata;
 import org.apache.cassandra.schema.KeyspaceMetadata;
@@ -53,11 +56,18 @@ final class CompiledTable {
     private final ColumnMetadata[] regular;
     private final int partitionColumns;
     private final int tidPosition;
+    /** Per attribute: some index keys on it or projects it. */
+    private final boolean[] indexed;
     private final Target[] targets;
     private final Queue queue;
+    /** Unversioned tables: the rows table (entry keys each row has had, newest write seen); else null. */
+    private final Rows rows;
 
     /** An index table to write: its metadata and the columns an entry fills. */
     private record Target(TableMetadata table, ColumnMetadata[] proj, ColumnMetadata tid, ColumnMetadata deleted) {}
+
+    /** The rows table of an unversioned table ({@link RowsLayout}). */
+    private record Rows(TableMetadata table, ColumnMetadata keys, ColumnMetadata written, ColumnMetadata partitionWritten) {}
 
     /** The work-queue table and its settings. */
     private record Queue(TableMetadata table, QueueLayout.Settings settings, ColumnMetadata keyspaceName,
@@ -65,19 +75,32 @@ final class CompiledTable {
             ColumnMetadata tidMax, ColumnMetadata flags) {}
 
     private CompiledTable(UUID schemaVersion, KeyspaceMetadata keyspace, TablePlan plan, TableMetadata base,
-            Target[] targets, Queue queue) {
+            Target[] targets, Queue queue, Rows rows) {
         this.schemaVersion = schemaVersion;
         this.keyspace = keyspace;
         this.plan = plan;
         this.targets = targets;
         this.queue = queue;
+        this.rows = rows;
         if (plan == null) {
             sources = null;
             positions = null;
             regular = null;
             partitionColumns = 0;
             tidPosition = 0;
+            indexed = null;
             return;
+        }
+        indexed = new boolean[plan.table().attributes().size()];
+        for (IndexPlan p : plan.indexes()) {
+            for (int a : p.keyAttributes()) {
+                if (a >= 0) {
+                    indexed[a] = true;
+                }
+            }
+            for (int a : p.projAttributes()) {
+                indexed[a] = true;
+            }
         }
         List<String> names = new ArrayList<>(plan.table().attributes().keySet());
         sources = new Source[names.size()];
@@ -97,7 +120,7 @@ final class CompiledTable {
             }
         }
         partitionColumns = base.partitionKeyColumns().size();
-        tidPosition = base.clusteringColumns().size() - 1;
+        tidPosition = plan.versioned() ? base.clusteringColumns().size() - 1 : base.clusteringColumns().size();
     }
 
     boolean isCurrent(KeyspaceMetadata current) {
@@ -113,7 +136,7 @@ final class CompiledTable {
         UUID version = Schema.instance.getVersion();
         KeyspaceMetadata ksm = Schema.instance.getKeyspaceMetadata(base.keyspace);
         if (ksm == null) {
-            return new CompiledTable(version, null, null, base, null, null);
+            return new CompiledTable(version, null, null, base, null, null, null);
         }
         TableDef chosen = null;
         List<Map.Entry<Index, TableMetadata>> found = new ArrayList<>();
@@ -143,7 +166,7 @@ final class CompiledTable {
             found.add(Map.entry(def.index(comment.index()), t));
         }
         if (chosen == null) {
-            return new CompiledTable(version, ksm, null, base, null, findQueue());
+            return new CompiledTable(version, ksm, null, base, null, findQueue(), null);
         }
         List<Index> indexes = new ArrayList<>();
         List<Target> targets = new ArrayList<>();
@@ -175,14 +198,23 @@ final class CompiledTable {
                     t.getColumn(ByteBufferUtil.bytes(Index.TID_COLUMN)), t.getColumn(ByteBufferUtil.bytes(Index.DELETED_COLUMN))));
         }
         TablePlan plan = TablePlan.of(chosen, indexes);
-        return new CompiledTable(version, ksm, plan, base, targets.toArray(new Target[0]), findQueue());
+        Rows rows = null;
+        if (!chosen.versioned() && !indexes.isEmpty()) {
+            TableMetadata r = ksm.tables.getNullable(RowsLayout.tableName(base.name));
+            if (r == null || r.getColumn(ByteBufferUtil.bytes(RowsLayout.KEYS)) == null) {
+                metrics.skippedIndexes.add(indexes.size());
+                IndexTrigger.LOG.error("gsi trigger: not maintaining the indexes of {}.{}: unversioned, and its rows table {} is missing;"
+                        + " run ./gsi schema apply", base.keyspace, base.name, RowsLayout.tableName(base.name));
+                return new CompiledTable(version, ksm, null, base, null, findQueue(), null);
+            }
+            rows = new Rows(r, r.getColumn(ByteBufferUtil.bytes(RowsLayout.KEYS)), r.getColumn(ByteBufferUtil.bytes(RowsLayout.WRITTEN)),
+                    r.getColumn(ByteBufferUtil.bytes(RowsLayout.PARTITION_WRITTEN)));
+        }
+        return new CompiledTable(version, ksm, plan, base, targets.toArray(new Target[0]), findQueue(), rows);
     }
 
     /** Why an index table cannot be maintained for {@code base}, or null when it can. */
     private static String mismatch(TableDef def, String indexName, TableMetadata base, TableMetadata indexTable) {
-        if (!def.versioned()) {
-            return "its definition is not versioned";
-        }
         List<ColumnMetadata> pk = new ArrayList<>(base.partitionKeyColumns());
         pk.addAll(base.clusteringColumns());
         List<Column> defPk = def.primaryKey();
@@ -258,7 +290,11 @@ final class CompiledTable {
     final class UpdateRow implements VersionRow {
         final ByteBuffer[] values = new ByteBuffer[sources.length];
         final boolean[] present = new boolean[sources.length];
+        /** The cell of each regular attribute the update carries (null for key attributes and absent cells). */
+        final Cell<?>[] cells = new Cell<?>[sources.length];
         boolean expiring;
+        /** The newest timestamp in the row: cells, row marker, row deletion (the version of an unversioned write). */
+        long newest = Long.MIN_VALUE;
 
         UpdateRow(ByteBuffer[] partitionValues, Row row) {
             Clustering<?> clustering = row.clustering();
@@ -276,6 +312,7 @@ final class CompiledTable {
                         Cell<?> cell = row.getCell(regular[i]);
                         if (cell != null) {
                             present[i] = true;
+                            cells[i] = cell;
                             values[i] = cell.isTombstone() ? null : cell.buffer();
                             expiring |= cell.isExpiring();
                         }
@@ -283,6 +320,25 @@ final class CompiledTable {
                 }
             }
             expiring |= row.primaryKeyLivenessInfo().isExpiring();
+            for (Cell<?> c : row.cells()) {
+                newest = Math.max(newest, c.timestamp());
+            }
+            if (!row.primaryKeyLivenessInfo().isEmpty()) {
+                newest = Math.max(newest, row.primaryKeyLivenessInfo().timestamp());
+            }
+            if (!row.deletion().isLive()) {
+                newest = Math.max(newest, row.deletion().time().markedForDeleteAt());
+            }
+        }
+
+        /** True when the update carries a cell of some attribute an index keys on or projects. */
+        boolean touchesIndexes() {
+            for (int i = 0; i < cells.length; i++) {
+                if (cells[i] != null && indexed[i]) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         @Override
@@ -347,6 +403,106 @@ final class CompiledTable {
             builder.addCell(BufferCell.tombstone(target.deleted(), ts, nowInSec));
         }
         return new Mutation(PartitionUpdate.singleRowUpdate(target.table(), partitionKey, builder.build()));
+    }
+
+    /**
+     * One entry of an unversioned table (README, the timestamp rule for unversioned tables): every
+     * cell mirrors the base cell it comes from, at ten times its timestamp and with its TTL;
+     * {@code _tid} is the newest key cell's version and expires with the first key cell to expire.
+     * No row marker and no {@code _deleted}: the entry lives as long as its {@code _tid}.
+     * Returns null when a key cell of the update is not live (the repair service decides).
+     */
+    Mutation unversionedEntryMutation(int indexPosition, TablePlan.Entry entry, UpdateRow values) {
+        Target target = targets[indexPosition];
+        IndexPlan index = entry.index();
+        Cell<?> firstToExpire = null;
+        long newest = Long.MIN_VALUE;
+        for (int a : index.keyAttributes()) {
+            Cell<?> c = a < 0 ? null : values.cells[a];
+            if (c == null) {
+                continue; // a primary-key attribute
+            }
+            newest = Math.max(newest, c.timestamp());
+            if (c.isExpiring() && (firstToExpire == null || c.localDeletionTime() < firstToExpire.localDeletionTime())) {
+                firstToExpire = c;
+            }
+        }
+        long ts = RowReconcile.ticksOfMicros(newest);
+        ByteBuffer tid = RowReconcile.tidOfMicros(newest);
+        Row.Builder builder = BTreeRow.unsortedBuilder();
+        builder.newRow(clusteringOf(index, entry.key()));
+        builder.addCell(firstToExpire == null ? BufferCell.live(target.tid(), ts, tid)
+                : new BufferCell(target.tid(), ts, firstToExpire.ttl(), firstToExpire.localDeletionTime(), tid, null));
+        int[] projAttrs = index.projAttributes();
+        for (int i = 0; i < projAttrs.length; i++) {
+            Cell<?> c = values.cells[projAttrs[i]];
+            if (c == null) {
+                continue;
+            }
+            long pts = RowReconcile.ticksOfMicros(c.timestamp());
+            builder.addCell(c.isTombstone() ? BufferCell.tombstone(target.proj()[i], pts, c.localDeletionTime())
+                    : c.isExpiring() ? new BufferCell(target.proj()[i], pts, c.ttl(), c.localDeletionTime(), c.buffer(), null)
+                    : BufferCell.live(target.proj()[i], pts, c.buffer()));
+        }
+        return new Mutation(PartitionUpdate.singleRowUpdate(target.table(), partitionKeyOf(index, entry.key()), builder.build()));
+    }
+
+    private static ByteBuffer partitionKeyOf(IndexPlan index, List<ByteBuffer> key) {
+        int ps = index.partitionSize();
+        return ps == 1 ? key.get(0) : Composite.encode(key.subList(0, ps));
+    }
+
+    private static Clustering<?> clusteringOf(IndexPlan index, List<ByteBuffer> key) {
+        int ps = index.partitionSize();
+        if (key.size() == ps) {
+            return Clustering.EMPTY;
+        }
+        ByteBuffer[] clustering = new ByteBuffer[key.size() - ps];
+        for (int i = 0; i < clustering.length; i++) {
+            clustering[i] = key.get(ps + i);
+        }
+        return Clustering.make(clustering);
+    }
+
+    boolean unversioned() {
+        return rows != null;
+    }
+
+    /** A row of the rows table: the entry keys a write gave the row, and the write's timestamp as the newest seen. */
+    Row rowsRow(Clustering<?> clustering, List<ByteBuffer> entryKeys, long timestamp, long nowInSec) {
+        Row.Builder builder = BTreeRow.unsortedBuilder();
+        builder.newRow(clustering);
+        for (ByteBuffer k : entryKeys) {
+            builder.addCell(BufferCell.live(rows.keys(), timestamp, ByteBufferUtil.EMPTY_BYTE_BUFFER, CellPath.create(k)));
+        }
+        builder.addCell(BufferCell.live(rows.written(), timestamp, ByteBufferUtil.bytes(timestamp)));
+        return builder.build();
+    }
+
+    /** The static row that records a range or partition delete at {@code timestamp} (tables with clustering columns). */
+    Row rowsPartitionRow(long timestamp) {
+        Row.Builder builder = BTreeRow.unsortedBuilder();
+        builder.newRow(Clustering.STATIC_CLUSTERING);
+        builder.addCell(BufferCell.live(rows.partitionWritten(), timestamp, ByteBufferUtil.bytes(timestamp)));
+        return builder.build();
+    }
+
+    boolean rowsHavePartitionColumn() {
+        return rows.partitionWritten() != null;
+    }
+
+    /** The rows table's update for one base partition (same partition key: it joins the base write's mutation). */
+    Mutation rowsMutation(ByteBuffer partitionKey, List<Row> rowsOut, Row staticRow) {
+        TableMetadata t = rows.table();
+        PartitionUpdate.Builder b = new PartitionUpdate.Builder(t, t.partitioner.decorateKey(partitionKey), t.regularAndStaticColumns(),
+                rowsOut.size());
+        if (staticRow != null) {
+            b.add(staticRow);
+        }
+        for (Row r : rowsOut) {
+            b.add(r);
+        }
+        return new Mutation(b.build());
     }
 
     /** A work-queue marker for one versioned row (or the whole partition when prefix is empty and tids null). */

@@ -1,5 +1,6 @@
 package io.cassandragsi.trigger;
 
+import io.cassandragsi.index.Composite;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.schema.QueueLayout;
@@ -24,6 +25,7 @@ import org.apache.cassandra.schema.TableMetadata;
 import org.apache.cassandra.service.StorageProxy;
 import org.apache.cassandra.transport.Dispatcher;
 import org.apache.cassandra.triggers.TriggerExecutor;
+import org.apache.cassandra.utils.ByteBufferUtil;
 import org.apache.cassandra.utils.FBUtilities;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,6 +82,9 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
         }
         metrics.updates.increment();
         boolean cas = !onBatchlogPath();
+        if (table.unversioned()) {
+            return unversioned(table, update, cas);
+        }
         List<Mutation> out = new ArrayList<>();
         long nowInSec = FBUtilities.nowInSeconds();
         ByteBuffer partitionKey = update.partitionKey().getKey();
@@ -112,10 +117,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
             }
         } catch (RuntimeException e) {
             // A bug of ours must not fail the write: queue the partition for the repair service.
-            metrics.errors.increment();
-            CompiledTable.logRateLimited("gsi trigger: error indexing an update of {}.{}; the write goes on and the repair service will index it: {}",
-                    base.keyspace, base.name, e.toString());
-            LOG.debug("gsi trigger error", e);
+            countError(base, e);
             out.clear();
             groups.clear();
             partitionFlags |= QueueLayout.FLAG_PARTIAL | QueueLayout.FLAG_DELETE;
@@ -128,6 +130,122 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
         }
         out.addAll(markers);
         return out;
+    }
+
+    /**
+     * An update of an unversioned table: the version of each row is its newest write timestamp w.
+     * For each index whose key attributes the update carries, all live, the entry, mirroring the
+     * base cells (see {@link CompiledTable#unversionedEntryMutation}); for every row the update
+     * touches an indexed or projected attribute of, or deletes: a rows-table row (the entry keys it
+     * got, and w as the newest write seen; in the base write's own mutation) and a marker, because
+     * only the repair service can find the entries the row had before. A range or partition delete
+     * records its timestamp in the rows table's static column and queues the whole partition.
+     * On the CAS path nothing but the markers: the service reads the outcome.
+     */
+    private Collection<Mutation> unversioned(CompiledTable table, PartitionUpdate update, boolean cas) {
+        TableMetadata base = update.metadata();
+        long nowInSec = FBUtilities.nowInSeconds();
+        ByteBuffer partitionKey = update.partitionKey().getKey();
+        List<Mutation> out = new ArrayList<>();
+        List<Row> rowsOut = new ArrayList<>();
+        Row staticRow = null;
+        List<Mutation> markers = new ArrayList<>();
+        int casFlag = cas ? QueueLayout.FLAG_CAS : 0;
+        long partitionDelete = update.partitionLevelDeletion().isLive() ? Long.MIN_VALUE : update.partitionLevelDeletion().markedForDeleteAt();
+        try {
+            ByteBuffer[] partitionValues = table.partitionValues(partitionKey, base);
+            try (UnfilteredRowIterator rows = update.unfilteredIterator()) {
+                while (rows.hasNext()) {
+                    Unfiltered unfiltered = rows.next();
+                    if (!unfiltered.isRow()) {
+                        org.apache.cassandra.db.rows.RangeTombstoneMarker m = (org.apache.cassandra.db.rows.RangeTombstoneMarker) unfiltered;
+                        long at = m.isOpen(false) ? m.openDeletionTime(false).markedForDeleteAt() : m.closeDeletionTime(false).markedForDeleteAt();
+                        partitionDelete = Math.max(partitionDelete, at);
+                        continue;
+                    }
+                    Row row = (Row) unfiltered;
+                    CompiledTable.UpdateRow values = table.new UpdateRow(partitionValues, row);
+                    boolean deletes = !row.deletion().isLive();
+                    if (!deletes && !values.touchesIndexes()) {
+                        continue; // only unindexed attributes: no entry can change
+                    }
+                    int flags = casFlag | (deletes || values.expiring ? QueueLayout.FLAG_DELETE : 0);
+                    List<ByteBuffer> keys = new ArrayList<>(2);
+                    if (!cas && !deletes) {
+                        TablePlan.Derivation derivation = table.plan.derive(values);
+                        for (TablePlan.Entry entry : derivation.entries()) {
+                            if (!keyCellsLive(entry, values)) {
+                                flags |= QueueLayout.FLAG_PARTIAL;
+                                continue;
+                            }
+                            out.add(table.unversionedEntryMutation(table.plan.indexes().indexOf(entry.index()), entry, values));
+                            keys.add(Composite.encode(List.of(ByteBufferUtil.bytes(entry.index().index().name()), Composite.encode(entry.key()))));
+                        }
+                        metrics.entries.add(keys.size());
+                        if (!derivation.complete() || derivation.entries().size() < table.plan.indexes().size()) {
+                            flags |= QueueLayout.FLAG_PARTIAL; // an index the update does not fully carry, or a key cell it deletes
+                        }
+                    }
+                    if (!cas) {
+                        rowsOut.add(table.rowsRow(row.clustering(), keys, values.newest, nowInSec));
+                    }
+                    ByteBuffer version = io.cassandragsi.index.RowReconcile.tidOfMicros(values.newest);
+                    markers.add(table.marker(base.keyspace, base.name, partitionKey, table.prefix(row), version, version, flags, nowInSec));
+                }
+            }
+        } catch (RuntimeException e) {
+            countError(base, e); // the whole partition goes to the repair service
+            out.clear();
+            rowsOut.clear();
+            markers.clear();
+            partitionDelete = Math.max(partitionDelete, FBUtilities.timestampMicros());
+        }
+        if (partitionDelete != Long.MIN_VALUE) {
+            if (!cas && table.rowsHavePartitionColumn()) {
+                staticRow = table.rowsPartitionRow(partitionDelete);
+            } else if (!cas) {
+                rowsOut.add(table.rowsRow(org.apache.cassandra.db.Clustering.EMPTY, List.of(), partitionDelete, nowInSec));
+            }
+            markers.add(table.marker(base.keyspace, base.name, partitionKey, List.of(), null, null,
+                    casFlag | QueueLayout.FLAG_DELETE, nowInSec));
+        }
+        if (markers.isEmpty()) {
+            return null;
+        }
+        if (!table.hasQueue()) {
+            metrics.markersDropped.increment();
+            CompiledTable.logRateLimited("gsi trigger: no queue table ({}.{} with a gsi_queue comment); index entries of {}.{} are written but never repaired. Run ./gsi schema apply.",
+                    QueueLayout.DEFAULT_KEYSPACE, QueueLayout.TABLE, base.keyspace, base.name);
+            markers.clear();
+        }
+        metrics.markers.add(markers.size());
+        if (cas) {
+            metrics.casWrites.increment();
+            writeNow(markers);
+            return null;
+        }
+        if (!rowsOut.isEmpty() || staticRow != null) {
+            out.add(table.rowsMutation(partitionKey, rowsOut, staticRow));
+        }
+        out.addAll(markers);
+        return out;
+    }
+
+    private void countError(TableMetadata base, RuntimeException e) {
+        metrics.errors.increment();
+        CompiledTable.logRateLimited("gsi trigger: error indexing an update of {}.{}; the write goes on and the repair service will index it: {}",
+                base.keyspace, base.name, e.toString());
+        LOG.debug("gsi trigger error", e);
+    }
+
+    /** True when the key cells the update carries for an entry are all live (a deleted key cell means no entry). */
+    private static boolean keyCellsLive(TablePlan.Entry entry, CompiledTable.UpdateRow values) {
+        for (int a : entry.index().keyAttributes()) {
+            if (a >= 0 && values.cells[a] != null && values.cells[a].isTombstone()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Adds the entries of one version to {@code out}; returns the marker flags it calls for. */

@@ -3,6 +3,15 @@ package io.cassandragsi.repair.queue;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import io.cassandragsi.index.Composite;
+import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.RowReconcile;
+import io.cassandragsi.index.WriteTimestamps;
+import io.cassandragsi.repair.store.IndexTable;
+import io.cassandragsi.repair.store.UnversionedRows;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.repair.store.Catalog;
@@ -24,7 +33,18 @@ public final class Repairer {
     private static final Logger LOG = LoggerFactory.getLogger(Repairer.class);
 
     /** What became of a group. */
-    public enum Outcome { DONE, RETRY, DROPPED }
+    public enum Outcome {
+        DONE,
+        /** Not visible yet: retry later. */
+        RETRY,
+        DROPPED,
+        /**
+         * Done with what is visible, but a write of the row may still be in flight (a later write
+         * of the row was seen, a range or partition delete, a conditional write): reconcile the
+         * row once more a little later.
+         */
+        AGAIN
+    }
 
     private final Catalog catalog;
     private final ConsistencyLevel read;
@@ -79,6 +99,9 @@ public final class Repairer {
         }
         List<ByteBuffer> pk = table.definition.partitionKey().size() == 1 ? List.of(g.pk()) : Composite.decode(g.pk());
         ConsistencyLevel cl = g.cas() ? serial : read;
+        if (table.rows != null) {
+            return reconcileUnversioned(table, g, pk, cl);
+        }
         List<TablePlan.IndexWrite> writes = new ArrayList<>();
         if (g.wholePartition()) {
             for (List<Versions.Version> row : table.base.partition(pk, cl)) {
@@ -96,6 +119,93 @@ public final class Repairer {
         apply(table, writes);
         diffs.increment();
         return Outcome.DONE;
+    }
+
+    /**
+     * An unversioned table: reconciles the marked row (or every row of a partition the rows table
+     * knows, for a range or partition delete) with what the base holds now ({@link RowReconcile}).
+     * A row write counts as visible once the rows table shows it or a later write of the row.
+     */
+    private Outcome reconcileUnversioned(Catalog.Indexed table, MarkerGroup g, List<ByteBuffer> pk, ConsistencyLevel cl) {
+        UnversionedRows rows = table.rows;
+        List<TablePlan.IndexWrite> writes = new ArrayList<>();
+        Outcome outcome;
+        if (g.wholePartition()) {
+            UnversionedRows.PartitionRecords records = rows.records(pk, read);
+            Map<List<ByteBuffer>, UnversionedRows.BaseRow> current = new LinkedHashMap<>();
+            for (UnversionedRows.BaseRow r : rows.partition(pk, cl)) {
+                current.put(r.rowKey(), r);
+            }
+            for (UnversionedRows.RowRecord record : records.rows()) {
+                UnversionedRows.BaseRow row = current.remove(record.rowKey());
+                reconcileRow(table, record, row == null ? rows.absent(record.rowKey()) : row, records.partitionWritten(), writes);
+            }
+            for (UnversionedRows.BaseRow row : current.values()) {
+                reconcileRow(table, new UnversionedRows.RowRecord(row.rowKey(), Map.of(), Long.MIN_VALUE), row, records.partitionWritten(), writes);
+            }
+            outcome = Outcome.AGAIN;
+        } else {
+            List<ByteBuffer> rowKey = new ArrayList<>(pk);
+            rowKey.addAll(Composite.decode(g.ck()));
+            long marked = WriteTimestamps.of(g.tidMax()) / 10;
+            UnversionedRows.RowRecord record = rows.record(rowKey, read);
+            if (!g.cas() && (record == null || record.written() < marked)) {
+                return Outcome.RETRY; // the write is not visible yet (its batch is in flight)
+            }
+            if (record == null) {
+                record = new UnversionedRows.RowRecord(rowKey, Map.of(), Long.MIN_VALUE);
+            }
+            // the hint is this write's own timestamp, not the newest seen: an entry marked later than
+            // needed would hide, until the next repair, a write that makes it match again
+            reconcileRow(table, record, rows.row(rowKey, cl), marked, writes);
+            outcome = g.cas() || record.written() > marked ? Outcome.AGAIN : Outcome.DONE;
+        }
+        apply(table, writes);
+        diffs.increment();
+        return outcome;
+    }
+
+    /** Adds the writes that reconcile one row to {@code writes}, after recording in the rows table any entry key it lacks. */
+    private void reconcileRow(Catalog.Indexed table, UnversionedRows.RowRecord record, UnversionedRows.BaseRow row, long stopHint,
+            List<TablePlan.IndexWrite> writes) {
+        Map<String, List<ByteBuffer>> newKeys = new LinkedHashMap<>();
+        long newest = Long.MIN_VALUE;
+        List<CompletableFuture<List<TablePlan.IndexWrite>>> perIndex = new ArrayList<>();
+        for (IndexPlan plan : table.plan.indexes()) {
+            String name = plan.index().name();
+            List<ByteBuffer> current = table.plan.entryKey(plan, row.cells());
+            Set<List<ByteBuffer>> keys = new LinkedHashSet<>(record.keys(name));
+            if (current != null && !keys.contains(current)) {
+                newKeys.put(name, current);
+                for (int a : plan.keyAttributes()) {
+                    if (a >= 0) {
+                        newest = Math.max(newest, row.cells().cells()[a].writetime());
+                    }
+                }
+            }
+            if (current != null) {
+                keys.add(current);
+            }
+            IndexTable index = table.indexTables.get(plan);
+            Map<List<ByteBuffer>, RowReconcile.EntryState> entries = new java.util.concurrent.ConcurrentHashMap<>();
+            List<CompletableFuture<?>> reads = new ArrayList<>();
+            for (List<ByteBuffer> key : keys) {
+                reads.add(index.entryStateAsync(key, read).thenAccept(e -> {
+                    if (e != null) {
+                        entries.put(key, e);
+                    }
+                }));
+            }
+            perIndex.add(CompletableFuture.allOf(reads.toArray(new CompletableFuture<?>[0]))
+                    .thenApply(x -> RowReconcile.reconcile(table.plan, plan, row.cells(), keys, entries, stopHint)));
+        }
+        if (!newKeys.isEmpty()) {
+            // recorded before the entries exist, so that a later repair of the row always finds them
+            table.rows.addKeys(row.rowKey(), newKeys, Math.max(newest, 0), write);
+        }
+        for (CompletableFuture<List<TablePlan.IndexWrite>> f : perIndex) {
+            writes.addAll(f.join());
+        }
     }
 
     private static boolean contains(List<Versions.Version> versions, UUID tid) {

@@ -47,6 +47,8 @@ final class ShardWorker {
     static final Duration CAS_SETTLE = Duration.ofSeconds(15);
     /** A plain write not visible this long after its marker was deleted or lost; check finds the rest. */
     static final Duration GIVE_UP = Duration.ofMinutes(10);
+    /** An unversioned row reconciled while one of its writes may still be in flight is reconciled again this much later. */
+    static final Duration AGAIN_AFTER = Duration.ofSeconds(1);
     private static final UUID BEFORE_ALL = Tids.minAtTicks(-WriteTimestamps.UUID_EPOCH_OFFSET);
 
     final int shard;
@@ -221,6 +223,16 @@ final class ShardWorker {
             pending.add(new Pending(g, nowMillis + backoff, attempts + 1));
             pendingIds.addAll(g.markerIds());
             return;
+        }
+        if (outcome == Repairer.Outcome.AGAIN) {
+            // reconciled with what was visible; once more a little later (a conditional write until
+            // a SERIAL read must have seen it, anything else once)
+            long age = nowMillis - markerMillis(g.oldestMarker());
+            if (g.cas() ? age <= CAS_SETTLE.toMillis() : attempts < 1) {
+                pending.add(new Pending(g, nowMillis + Math.min(4_000L, AGAIN_AFTER.toMillis() << Math.min(attempts, 2)), attempts + 1));
+                pendingIds.addAll(g.markerIds());
+                return;
+            }
         }
         if (outcome == Repairer.Outcome.RETRY) {
             long age = nowMillis - markerMillis(g.oldestMarker());

@@ -255,6 +255,10 @@ public final class IndexReader implements AutoCloseable {
             throw ReadException.badRequest("bad_limit", "limit must be between 1 and " + MAX_LIMIT + ", not " + limit);
         }
         UUID asOf = query.asOf() == null ? null : queryTime(query.asOf());
+        if (asOf != null && query.consistent() && !def.versioned()) {
+            throw ReadException.badRequest("bad_as_of", def.qualifiedName() + " is unversioned: the base keeps no history, so a consistent"
+                    + " read is as of now only; leave out as_of, or read without consistent=true (answered from the index's _tid/_deleted)");
+        }
         Function<UUID, String> canonical = at -> String.join("\u0000", def.keyspace(), def.table(), index.name(),
                 String.join("\u0001", values), String.valueOf(query.gt()), String.valueOf(query.ge()), String.valueOf(query.lt()),
                 String.valueOf(query.le()), String.valueOf(query.consistent()), at.toString());
@@ -436,10 +440,11 @@ public final class IndexReader implements AutoCloseable {
             Row r = rows.get(n);
             if (plan.perVersion()) {
                 UUID tid = Tids.uuid(r.getBytesUnsafe(layout.tidInEntryKey));
-                if (Tids.compare(tid, q) > 0) {
+                EntryDecision d = EntryDecision.ofVersionEntry(read.consistent(), tid, q);
+                if (d == EntryDecision.SKIP) {
                     continue;
                 }
-                if (!read.consistent()) {
+                if (d == EntryDecision.MATCH) {
                     decided[n] = layout.fromRow(r);
                     continue;
                 }
@@ -450,19 +455,17 @@ public final class IndexReader implements AutoCloseable {
             }
             ByteBuffer deletedBytes = r.getBytesUnsafe(layout.deletedColumn);
             UUID deleted = deletedBytes == null ? null : Tids.uuid(deletedBytes);
-            if (deleted != null && Tids.compare(deleted, q) <= 0) {
-                continue;
-            }
             ByteBuffer tidBytes = r.getBytesUnsafe(layout.tidColumn);
             UUID tid = tidBytes == null ? null : Tids.uuid(tidBytes);
-            // An entry deleted after q (an as-of read in the past) is checked against the base: its
-            // _deleted can name a later non-matching version than the exact one when a version
-            // arrived late, and last-write-wins keeps the later. The base knows; repair cannot help.
-            boolean claims = tid != null && Tids.compare(tid, q) <= 0 && deleted == null;
-            if (!read.consistent() && claims) {
+            EntryDecision d = EntryDecision.ofEntry(table.plan.versioned(), read.consistent(), tid, deleted, q);
+            if (d == EntryDecision.SKIP) {
+                continue;
+            }
+            if (d == EntryDecision.MATCH) {
                 decided[n] = layout.fromRow(r);
                 continue;
             }
+            boolean claims = d.claimed();
             List<ByteBuffer> key = layout.entryKey(r);
             List<ByteBuffer> rowKey = layout.rowKey(key);
             checkedAt.add(n);

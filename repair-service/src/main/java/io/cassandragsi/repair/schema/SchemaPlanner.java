@@ -116,6 +116,18 @@ public final class SchemaPlanner {
         if (errors.size() > errorsBefore) {
             return; // the base table cannot be used: its indexes are moot
         }
+        if (!def.versioned() && !def.indexes().isEmpty()
+                && live.table(def.keyspace(), io.cassandragsi.schema.RowsLayout.tableName(def.table())).isEmpty()) {
+            statements.add(new Statement("create rows table " + def.keyspace() + "." + io.cassandragsi.schema.RowsLayout.tableName(def.table())
+                    + " (the entry keys each row of the unversioned table has had)", io.cassandragsi.schema.RowsLayout.createTable(def)));
+            if (base.isPresent()) {
+                for (Index index : def.indexes().values()) {
+                    if (live.table(def.keyspace(), index.tableName()).isPresent()) {
+                        rebuild.add(candidate(def, index, "new rows table"));
+                    }
+                }
+            }
+        }
         for (Index index : def.indexes().values()) {
             Optional<LiveTable> table = live.table(def.keyspace(), index.tableName());
             if (table.isEmpty()) {

@@ -54,15 +54,21 @@ public final class BaseTable {
     public BaseTable(CqlSession session, TableDef def) {
         this.session = session;
         this.def = def;
-        this.tidAttribute = new ArrayList<>(def.attributes().keySet()).indexOf(def.tid().name());
+        this.tidAttribute = def.versioned() ? new ArrayList<>(def.attributes().keySet()).indexOf(def.tid().name()) : -1;
         String select = select(new ArrayList<>(def.attributes().keySet()));
         List<Column> rowKey = new ArrayList<>(def.partitionKey());
         rowKey.addAll(def.clusteringPrefix());
         this.rowKeySize = rowKey.size();
         this.whereRow = " WHERE " + rowKey.stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
-        String tid = Cql.quote(def.tid().name());
-        this.after = session.prepare(select + whereRow + " AND " + tid + " > ?" + orderBy(true) + " LIMIT 1");
-        this.downFrom = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false));
+        if (def.versioned()) {
+            String tid = Cql.quote(def.tid().name());
+            this.after = session.prepare(select + whereRow + " AND " + tid + " > ?" + orderBy(true) + " LIMIT 1");
+            this.downFrom = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false));
+        } else {
+            // an unversioned table has one version, the current row: the sibling reads do not apply
+            this.after = null;
+            this.downFrom = null;
+        }
         this.partition = session.prepare(select + " WHERE "
                 + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND ")));
         this.partitionKeyAttribute = new ArrayList<>(def.attributes().keySet()).indexOf(def.partitionKey().get(0).name());
@@ -174,7 +180,9 @@ public final class BaseTable {
         Set<String> needed = new HashSet<>();
         def.partitionKey().forEach(c -> needed.add(c.name()));
         def.clusteringPrefix().forEach(c -> needed.add(c.name()));
-        needed.add(def.tid().name());
+        if (def.versioned()) {
+            needed.add(def.tid().name());
+        }
         index.hash().forEach(c -> needed.add(c.name()));
         index.range().forEach(c -> needed.add(c.name()));
         index.proj().forEach(c -> needed.add(c.name()));
@@ -207,6 +215,13 @@ public final class BaseTable {
                 known.set(p);
             }
             String select = select(attributes);
+            if (!def.versioned()) {
+                // the base keeps only the current row: every check reads it (consistent reads are as of now)
+                this.exact = null;
+                this.atOrBefore = session.prepare(select + whereRow + " LIMIT 1");
+                this.currentInPartitions = null;
+                return;
+            }
             String tid = Cql.quote(def.tid().name());
             this.exact = session.prepare(select + whereRow + " AND " + tid + " = ? LIMIT 1");
             this.atOrBefore = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false) + " LIMIT 1");
@@ -227,9 +242,12 @@ public final class BaseTable {
             return Versions.of(row, def.attributes().size(), tidAttribute, positions, known);
         }
 
-        /** The version current at tid {@code q}: the one with the greatest tid not after q, or null. */
+        /**
+         * The version current at tid {@code q}: the one with the greatest tid not after q, or null. On
+         * an unversioned table the current row, whatever q.
+         */
         public CompletableFuture<Versions.Version> currentAtAsync(List<ByteBuffer> rowKey, UUID q, ConsistencyLevel cl) {
-            return first(bind(atOrBefore, rowKey, cl, 1, q));
+            return def.versioned() ? first(bind(atOrBefore, rowKey, cl, 1, q)) : first(bind(atOrBefore, rowKey, cl, 1));
         }
 
         /** Whether {@link #currentAtAllAsync} can ask for many rows at once. */

@@ -44,6 +44,8 @@ public final class Catalog {
         public final Map<IndexPlan, IndexTable> indexTables;
         /** Per index, the base reads that check its entries (reading only the attributes it needs). */
         public final Map<IndexPlan, BaseTable.Checks> checks;
+        /** Unversioned tables: the current rows with their cells' write times, and the rows table; null otherwise. */
+        public final UnversionedRows rows;
         private final CqlSession session;
 
         Indexed(CqlSession session, TableDef definition, List<Index> indexes) {
@@ -51,6 +53,7 @@ public final class Catalog {
             this.definition = definition;
             this.plan = TablePlan.of(definition, indexes);
             this.base = new BaseTable(session, definition);
+            this.rows = definition.versioned() ? null : new UnversionedRows(session, definition, plan);
             Map<IndexPlan, IndexTable> map = new LinkedHashMap<>();
             Map<IndexPlan, BaseTable.Checks> checkMap = new LinkedHashMap<>();
             for (IndexPlan p : plan.indexes()) {

@@ -40,6 +40,11 @@ public final class IndexTable {
     /** Every column, in the order upserts bind and selects return them. */
     private final List<String> columns;
     private final Map<Shape, CompletableFuture<PreparedStatement>> selects = new ConcurrentHashMap<>();
+    /** Unversioned tables: an entry's state, and writes of single cells at their own TS and TTL (null otherwise). */
+    private final PreparedStatement entryState;
+    private final PreparedStatement setTid;
+    private final PreparedStatement[] setProj;
+    private final PreparedStatement[] deleteProj;
 
     /**
      * The shape of a read: how many range attributes the path fixes, and the operators ({@code >},
@@ -68,9 +73,56 @@ public final class IndexTable {
         this.projSize = index.proj().size();
         this.upsert = session.prepare("INSERT INTO " + table + " (" + String.join(", ", columns) + ") VALUES ("
                 + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ") USING TIMESTAMP ?");
+        String whereKey = " WHERE " + index.keyColumns().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         this.markDeleted = index.perVersion() ? null : session.prepare("UPDATE " + table + " USING TIMESTAMP ? SET "
-                + Cql.quote(Index.DELETED_COLUMN) + " = ? WHERE "
-                + index.keyColumns().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND ")));
+                + Cql.quote(Index.DELETED_COLUMN) + " = ?" + whereKey);
+        if (def.versioned()) {
+            this.entryState = null;
+            this.setTid = null;
+            this.setProj = null;
+            this.deleteProj = null;
+        } else {
+            List<String> state = new ArrayList<>(List.of(Cql.quote(Index.TID_COLUMN), Cql.quote(Index.DELETED_COLUMN)));
+            for (Column c : index.proj()) {
+                state.add(c.cqlName());
+                state.add("WRITETIME(" + c.cqlName() + ")");
+            }
+            this.entryState = session.prepare("SELECT " + String.join(", ", state) + " FROM " + table + whereKey);
+            this.setTid = session.prepare("UPDATE " + table + " USING TIMESTAMP ? AND TTL ? SET " + Cql.quote(Index.TID_COLUMN) + " = ?" + whereKey);
+            this.setProj = index.proj().stream()
+                    .map(c -> session.prepare("UPDATE " + table + " USING TIMESTAMP ? AND TTL ? SET " + c.cqlName() + " = ?" + whereKey))
+                    .toArray(PreparedStatement[]::new);
+            this.deleteProj = index.proj().stream()
+                    .map(c -> session.prepare("DELETE " + c.cqlName() + " FROM " + table + " USING TIMESTAMP ?" + whereKey))
+                    .toArray(PreparedStatement[]::new);
+        }
+    }
+
+    /** An unversioned table's entry as the index holds it, or null when it has no row. */
+    public CompletableFuture<io.cassandragsi.index.RowReconcile.EntryState> entryStateAsync(List<ByteBuffer> key, ConsistencyLevel cl) {
+        BoundStatementBuilder b = entryState.boundStatementBuilder();
+        bindKey(b, 0, key);
+        return session.executeAsync(b.setConsistencyLevel(cl).build()).toCompletableFuture().thenApply(rs -> {
+            com.datastax.oss.driver.api.core.cql.Row r = rs.one();
+            if (r == null) {
+                return null;
+            }
+            ByteBuffer[] proj = new ByteBuffer[projSize];
+            long[] ts = new long[projSize];
+            for (int i = 0; i < projSize; i++) {
+                proj[i] = r.getBytesUnsafe(2 + 2 * i);
+                ts[i] = proj[i] == null ? Long.MIN_VALUE : r.getLong(3 + 2 * i);
+            }
+            return new io.cassandragsi.index.RowReconcile.EntryState(r.getBytesUnsafe(0), r.getBytesUnsafe(1), proj, ts);
+        });
+    }
+
+    private static int bindKey(BoundStatementBuilder b, int from, List<ByteBuffer> key) {
+        int i = from;
+        for (ByteBuffer k : key) {
+            b.setBytesUnsafe(i++, k.duplicate());
+        }
+        return i;
     }
 
     public IndexPlan plan() {
@@ -123,12 +175,39 @@ public final class IndexTable {
         Map<List<ByteBuffer>, List<BatchableStatement<?>>> byPartition = new LinkedHashMap<>();
         int ps = plan.partitionSize();
         for (TablePlan.IndexWrite w : writes) {
-            byPartition.computeIfAbsent(w.key().subList(0, ps), k -> new ArrayList<>()).add(statement(w, cl));
+            byPartition.computeIfAbsent(w.key().subList(0, ps), k -> new ArrayList<>()).addAll(statements(w, cl));
         }
         List<Statement<?>> out = new ArrayList<>(byPartition.size());
         for (List<BatchableStatement<?>> group : byPartition.values()) {
             out.add(group.size() == 1 ? group.get(0)
                     : BatchStatement.newInstance(BatchType.UNLOGGED, group).setConsistencyLevel(cl).setIdempotent(true));
+        }
+        return out;
+    }
+
+    /** The statements of one write: one, except for an unversioned entry (a statement per cell, each at its own TS). */
+    private List<BoundStatement> statements(TablePlan.IndexWrite write, ConsistencyLevel cl) {
+        if (!(write instanceof TablePlan.Reconciled r)) {
+            return List.of(statement(write, cl));
+        }
+        List<BoundStatement> out = new ArrayList<>();
+        BoundStatementBuilder b = setTid.boundStatementBuilder().setLong(0, r.timestamp()).setInt(1, r.ttl()).setBytesUnsafe(2, r.tid().duplicate());
+        bindKey(b, 3, r.key());
+        out.add(b.setConsistencyLevel(cl).setIdempotence(true).build());
+        for (int i = 0; i < r.proj().length; i++) {
+            TablePlan.ProjCell c = r.proj()[i];
+            if (c == null) {
+                continue;
+            }
+            BoundStatementBuilder p;
+            if (c.value() == null) {
+                p = deleteProj[i].boundStatementBuilder().setLong(0, c.timestamp());
+                bindKey(p, 1, r.key());
+            } else {
+                p = setProj[i].boundStatementBuilder().setLong(0, c.timestamp()).setInt(1, c.ttl()).setBytesUnsafe(2, c.value().duplicate());
+                bindKey(p, 3, r.key());
+            }
+            out.add(p.setConsistencyLevel(cl).setIdempotence(true).build());
         }
         return out;
     }

@@ -1,0 +1,161 @@
+package io.cassandragsi.index;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The repair service's work for one row of an unversioned table, as a pure function (STYLE.md
+ * item 1): from the row's current cells in the base (values, write timestamps, remaining TTLs),
+ * the entry keys the row has had (the rows table) and those entries as the index holds them, the
+ * index writes that make the index equal Cassandra's own last-write-wins result for the row.
+ *
+ * <p>The timestamp rule for unversioned tables (README, beside TS): a base cell written at {@code
+ * w} microseconds is version {@code tid(w)}, a timeuuid of 100-ns tick {@code 10·w}, and every
+ * index cell derived from it is written at {@code TS = 10·w} with the cell's TTL. An entry's
+ * {@code _tid} is the newest of its key cells and expires with the first of them to expire. An
+ * entry that stopped matching gets {@code _deleted = m} at {@code TS(m)}, with {@code m} after its
+ * {@code _tid}; an entry that matches again while marked gets {@code _tid = m + 1 tick} at that TS.
+ * Every value here is a {@link Tids#minAtTicks} timeuuid, so equal ticks are equal values. All
+ * writes are idempotent; when several race, a later reconcile of the row converges them.
+ */
+public final class RowReconcile {
+    private RowReconcile() {}
+
+    /**
+     * One base cell as read: {@code value} null when there is no live cell (never written, null,
+     * deleted or expired); {@code writetime} in microseconds (ignored for primary-key attributes
+     * and dead cells); {@code ttl} the remaining seconds, 0 when the cell does not expire.
+     */
+    public record BaseCell(ByteBuffer value, long writetime, int ttl) {
+        public static BaseCell key(ByteBuffer value) {
+            return new BaseCell(value, Long.MIN_VALUE, 0);
+        }
+
+        public static final BaseCell DEAD = new BaseCell(null, Long.MIN_VALUE, 0);
+    }
+
+    /** A row's cells by attribute position, as a {@link VersionRow} (dead cells read as null). */
+    public record BaseRow(BaseCell[] cells) implements VersionRow {
+        @Override
+        public boolean has(int attribute) {
+            return true;
+        }
+
+        @Override
+        public ByteBuffer get(int attribute) {
+            return cells[attribute].value();
+        }
+    }
+
+    /**
+     * An entry as the index holds it: {@code tid} null when it has none (expired, or never
+     * written), {@code deleted} null when never marked; per projection the value and its write
+     * timestamp (TS), or null and {@link Long#MIN_VALUE}.
+     */
+    public record EntryState(ByteBuffer tid, ByteBuffer deleted, ByteBuffer[] proj, long[] projTimestamp) {
+        public boolean matches() {
+            return tid != null && (deleted == null || ticks(deleted) <= ticks(tid));
+        }
+    }
+
+    /** Ticks (100 ns) of the version of a write timestamp in microseconds. */
+    public static long ticksOfMicros(long micros) {
+        return Math.multiplyExact(micros, 10L);
+    }
+
+    /** {@code tid(w)}: the version of a write at {@code micros}. */
+    public static ByteBuffer tidOfMicros(long micros) {
+        return Tids.bytes(Tids.minAtTicks(ticksOfMicros(micros)));
+    }
+
+    static long ticks(ByteBuffer tid) {
+        return WriteTimestamps.ofSerialized(tid);
+    }
+
+    /**
+     * The index writes for one row and one index. {@code candidates} are the entry keys the row has
+     * had ({@code k*}, the key it has now, need not be among them); {@code entries} what the index
+     * holds for them (absent: no row); {@code stopHint} the newest write timestamp of the writes
+     * being reconciled, in microseconds (or {@link Long#MIN_VALUE}): when the row has no key cell
+     * that explains why an entry stopped matching (it was deleted or expired), the mark says it
+     * stopped then.
+     */
+    public static List<TablePlan.IndexWrite> reconcile(TablePlan plan, IndexPlan index, BaseRow row, Collection<List<ByteBuffer>> candidates,
+            Map<List<ByteBuffer>, EntryState> entries, long stopHint) {
+        List<TablePlan.IndexWrite> out = new ArrayList<>();
+        List<ByteBuffer> current = plan.entryKey(index, row);
+        int[] keyAttrs = index.keyAttributes();
+        long newest = Long.MIN_VALUE;
+        int ttl = 0;
+        for (int a : keyAttrs) {
+            if (a < 0 || row.cells()[a].writetime() == Long.MIN_VALUE) {
+                continue; // constant or primary-key attribute
+            }
+            BaseCell c = row.cells()[a];
+            newest = Math.max(newest, c.writetime());
+            if (c.ttl() > 0) {
+                // TTL() gives whole seconds left: one more keeps the entry no shorter-lived than the cell
+                ttl = ttl == 0 ? c.ttl() + 1 : Math.min(ttl, c.ttl() + 1);
+            }
+        }
+        if (current != null) {
+            EntryState e = entries.get(current);
+            long tidTicks = ticksOfMicros(newest);
+            if (e != null && e.deleted() != null && ticks(e.deleted()) >= tidTicks) {
+                tidTicks = ticks(e.deleted()) + 1; // matches again while marked: a _tid after the mark
+            }
+            int[] projAttrs = index.projAttributes();
+            TablePlan.ProjCell[] proj = new TablePlan.ProjCell[projAttrs.length];
+            for (int i = 0; i < projAttrs.length; i++) {
+                BaseCell c = row.cells()[projAttrs[i]];
+                if (c.value() != null) {
+                    proj[i] = new TablePlan.ProjCell(c.value(), ticksOfMicros(c.writetime()), c.ttl() > 0 ? c.ttl() + 1 : 0);
+                } else if (e != null && e.proj()[i] != null) {
+                    // the base has no live cell: delete the entry's at exactly its timestamp (a tombstone wins the tie)
+                    proj[i] = new TablePlan.ProjCell(null, e.projTimestamp()[i], 0);
+                }
+            }
+            out.add(new TablePlan.Reconciled(index, current, Tids.bytes(Tids.minAtTicks(tidTicks)), tidTicks, ttl, proj));
+        }
+        for (List<ByteBuffer> key : candidates) {
+            if (key.equals(current)) {
+                continue;
+            }
+            EntryState e = entries.get(key);
+            if (e == null || !e.matches()) {
+                continue;
+            }
+            long stop = stopOf(index, row, key, stopHint);
+            long mark = Math.max(ticks(e.tid()) + 1, stop == Long.MIN_VALUE ? Long.MIN_VALUE : ticksOfMicros(stop) + 1);
+            out.add(new TablePlan.MarkDeleted(index, key, Tids.bytes(Tids.minAtTicks(mark)), mark));
+        }
+        return out;
+    }
+
+    /**
+     * When an entry with {@code key} stopped matching, as far as the row tells: the newest write
+     * timestamp of a live key cell whose value differs from the key's; else (the cells are dead)
+     * the hint.
+     */
+    private static long stopOf(IndexPlan index, BaseRow row, List<ByteBuffer> key, long stopHint) {
+        int[] keyAttrs = index.keyAttributes();
+        long stop = Long.MIN_VALUE;
+        boolean dead = false;
+        for (int i = 0; i < keyAttrs.length; i++) {
+            int a = keyAttrs[i];
+            if (a < 0) {
+                continue;
+            }
+            BaseCell c = row.cells()[a];
+            if (c.value() == null) {
+                dead = true;
+            } else if (c.writetime() != Long.MIN_VALUE && !c.value().equals(key.get(i))) {
+                stop = Math.max(stop, c.writetime());
+            }
+        }
+        return stop == Long.MIN_VALUE || dead ? Math.max(stop, stopHint) : stop;
+    }
+}

@@ -1,0 +1,59 @@
+package io.cassandragsi.schema;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The rows table of an unversioned base table (DESIGN.md section 2: "any versions we keep live on
+ * our side"): {@code idx_<table>__rows} in the base keyspace, with the base table's primary key.
+ * The base keeps only the current state of a row, so this table keeps what the repair service
+ * cannot read from it:
+ * <ul>
+ *   <li>{@value #KEYS}: every index entry key the row has had (one set element per index and entry
+ *       key), so that the service can find the entries of a row that changed, was deleted or
+ *       expired, and mark them deleted;
+ *   <li>{@value #WRITTEN}: the write timestamp of the newest write of the row the trigger saw
+ *       (last-write-wins keeps the greatest), so that the service knows when a write is visible;
+ *   <li>{@value #PARTITION_WRITTEN} (static, tables with clustering columns only): the same for
+ *       range and partition deletes.
+ * </ul>
+ * Its partition key is the base table's, so the trigger's write to it joins the base write's own
+ * mutation (no extra mutation in the batch). It is written only by this project.
+ */
+public final class RowsLayout {
+    public static final String KEYS = "_keys";
+    public static final String WRITTEN = "_w";
+    public static final String PARTITION_WRITTEN = "_pw";
+    public static final String COMMENT_KEY = "gsi_rows";
+
+    private RowsLayout() {}
+
+    /** {@code idx_<table>__rows}: cannot clash with an index table, whose names end in {@code _ever}. */
+    public static String tableName(String table) {
+        return "idx_" + table + "__rows";
+    }
+
+    public static String createTable(TableDef def) {
+        List<String> lines = new ArrayList<>();
+        for (Column c : def.primaryKey()) {
+            lines.add("  " + c.cqlName() + " " + c.type().cql());
+        }
+        lines.add("  " + Cql.quote(KEYS) + " set<blob>");
+        lines.add("  " + Cql.quote(WRITTEN) + " bigint");
+        if (!def.clustering().isEmpty()) {
+            lines.add("  " + Cql.quote(PARTITION_WRITTEN) + " bigint static");
+        }
+        String pk = "(" + def.partitionKey().stream().map(Column::cqlName).collect(Collectors.joining(", ")) + ")"
+                + def.clustering().stream().map(c -> ", " + c.cqlName()).collect(Collectors.joining());
+        lines.add("  PRIMARY KEY (" + pk + ")");
+        String order = def.clustering().isEmpty() ? "" : " CLUSTERING ORDER BY ("
+                + def.clustering().stream().map(c -> c.cqlName() + " " + c.order().cql()).collect(Collectors.joining(", ")) + ") AND";
+        return "CREATE TABLE IF NOT EXISTS " + Cql.qualified(def.keyspace(), tableName(def.table())) + " (\n"
+                + String.join(",\n", lines) + "\n) WITH" + order + " comment = " + Cql.literal(comment(def.table())) + ";";
+    }
+
+    public static String comment(String table) {
+        return "{\"" + COMMENT_KEY + "\":{\"table\":\"" + table + "\"}}";
+    }
+}
