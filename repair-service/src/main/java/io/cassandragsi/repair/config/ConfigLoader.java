@@ -50,7 +50,8 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
  *   driver_config: ...       # a driver application.conf for everything else
  * consistency: { read: LOCAL_QUORUM, write: LOCAL_QUORUM, serial: LOCAL_SERIAL }
  * queue: { keyspace: gsi, shards: 8, poll_interval: 100ms }
- * http: { bind: 127.0.0.1, port: 8080, token: ..., allow_unauthenticated_remote: false }
+ * http: { bind: 127.0.0.1, port: 8080, token: ..., allow_unauthenticated_remote: false,
+ *         allowed_hosts: [gsi.example.com, "gsi.internal:8080"] }   # Host names besides the bound address
  * </pre>
  *
  * Unknown keys are errors (a typo must not silently fall back to a default); every error names the
@@ -228,6 +229,7 @@ public final class ConfigLoader {
             public Integer port;
             public String token;
             public Boolean allowUnauthenticatedRemote;
+            public List<String> allowedHosts;
         }
     }
 
@@ -403,7 +405,15 @@ public final class ConfigLoader {
                 throw error("http.bind", "'" + bind + "' is not a loopback address and http.token is not set: anyone who"
                         + " reaches the port could read the indexes; set http.token, or allow_unauthenticated_remote: true");
             }
-            return new HttpConfig(bind, port, token, allowRemote);
+            List<String> hosts = new ArrayList<>();
+            for (String h : raw.allowedHosts == null ? List.<String>of() : raw.allowedHosts) {
+                if (h == null || !HttpConfig.ALLOWED_HOST.matcher(h.trim()).matches()) {
+                    throw error("http.allowed_hosts", "'" + h + "' is not a host name or address, optionally with :port"
+                            + " (no scheme, no path, no wildcard)");
+                }
+                hosts.add(h.trim().toLowerCase(Locale.ROOT));
+            }
+            return new HttpConfig(bind, port, token, allowRemote, hosts);
         }
 
         private String text(String value, String key, String def) {

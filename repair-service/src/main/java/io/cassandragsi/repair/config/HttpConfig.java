@@ -1,10 +1,28 @@
 package io.cassandragsi.repair.config;
 
+import java.util.List;
+
 /**
  * {@code http}: the repair service's HTTP API. Without a token the API only listens on a loopback
- * address, unless {@code allow_unauthenticated_remote} says otherwise.
+ * address, unless {@code allow_unauthenticated_remote} says otherwise. {@code allowedHosts} are the
+ * names (optionally {@code name:port}) that clients may use in the {@code Host} header besides the
+ * bound address (and, when bound to loopback, {@code localhost} and loopback addresses): requests
+ * naming another host are refused, which defeats DNS rebinding.
  */
-public record HttpConfig(String bind, int port, String token, boolean allowUnauthenticatedRemote) {
+public record HttpConfig(String bind, int port, String token, boolean allowUnauthenticatedRemote, List<String> allowedHosts) {
+
+    /** An {@code allowed_hosts} entry: a host name, an IPv4 address or a bracketed IPv6 address, optionally with :port. */
+    public static final java.util.regex.Pattern ALLOWED_HOST =
+            java.util.regex.Pattern.compile("(?i)(?:[a-z0-9_-]+(?:\\.[a-z0-9_-]+)*\\.?|\\[[0-9a-f:.]+\\])(?::[0-9]{1,5})?");
+
+    public HttpConfig {
+        allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
+    }
+
+    /** No extra allowed host names. */
+    public HttpConfig(String bind, int port, String token, boolean allowUnauthenticatedRemote) {
+        this(bind, port, token, allowUnauthenticatedRemote, List.of());
+    }
 
     public static HttpConfig defaults() {
         return new HttpConfig("127.0.0.1", 8080, null, false);
@@ -20,6 +38,6 @@ public record HttpConfig(String bind, int port, String token, boolean allowUnaut
     @Override
     public String toString() {
         return "HttpConfig[bind=" + bind + ", port=" + port + ", token=" + (token == null ? "none" : "***")
-                + ", allowUnauthenticatedRemote=" + allowUnauthenticatedRemote + "]";
+                + ", allowUnauthenticatedRemote=" + allowUnauthenticatedRemote + ", allowedHosts=" + allowedHosts + "]";
     }
 }

@@ -1,6 +1,7 @@
 package io.cassandragsi.repair.http;
 
 import io.cassandragsi.repair.read.ReadException;
+import io.cassandragsi.repair.read.Values;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -18,9 +19,15 @@ import java.util.Map;
 public final class PathCodec {
     private PathCodec() {}
 
-    /** Splits a raw path on '/', keeping empty segments (the read path has a '//'), then decodes each. */
+    /**
+     * Splits a raw path on '/', keeping empty segments (the read path has a '//'), then decodes each;
+     * at most {@value RequestLimits#MAX_SEGMENTS} segments.
+     */
     public static List<String> segments(String rawPath) {
-        String[] parts = rawPath.split("/", -1);
+        String[] parts = rawPath.split("/", RequestLimits.MAX_SEGMENTS + 2);
+        if (parts.length > RequestLimits.MAX_SEGMENTS + 1) {
+            throw ReadException.badRequest("too_many_segments", "the path has more than " + RequestLimits.MAX_SEGMENTS + " segments");
+        }
         List<String> out = new ArrayList<>(parts.length);
         for (int i = 1; i < parts.length; i++) {
             out.add(decode(parts[i], false, "path segment " + i));
@@ -28,21 +35,29 @@ public final class PathCodec {
         return out;
     }
 
-    /** Query parameters; a repeated parameter is an error (which one would win is not obvious). */
+    /**
+     * Query parameters; a repeated parameter is an error (which one would win is not obvious); at
+     * most {@value RequestLimits#MAX_PARAMETERS} parameters.
+     */
     public static Map<String, String> query(String rawQuery) {
         Map<String, String> out = new LinkedHashMap<>();
         if (rawQuery == null || rawQuery.isEmpty()) {
             return out;
         }
-        for (String pair : rawQuery.split("&")) {
+        String[] pairs = rawQuery.split("&", RequestLimits.MAX_PARAMETERS + 1);
+        if (pairs.length > RequestLimits.MAX_PARAMETERS) {
+            throw ReadException.badRequest("too_many_parameters", "the query string has more than " + RequestLimits.MAX_PARAMETERS
+                    + " parameters");
+        }
+        for (String pair : pairs) {
             if (pair.isEmpty()) {
                 continue;
             }
             int eq = pair.indexOf('=');
             String name = decode(eq < 0 ? pair : pair.substring(0, eq), true, "query parameter name");
-            String value = eq < 0 ? "" : decode(pair.substring(eq + 1), true, "query parameter '" + name + "'");
+            String value = eq < 0 ? "" : decode(pair.substring(eq + 1), true, "query parameter " + Values.quote(name));
             if (out.put(name, value) != null) {
-                throw ReadException.badRequest("bad_parameter", "query parameter '" + name + "' is given more than once");
+                throw ReadException.badRequest("bad_parameter", "query parameter " + Values.quote(name) + " is given more than once");
             }
         }
         return out;

@@ -34,8 +34,9 @@ public final class GsiServer implements AutoCloseable {
                 tokenKey(config.http().token()), IndexReader.CHECK_CONCURRENCY);
         bindMetrics();
         service.start();
-        this.http = new HttpApi(config.http().bind(), config.http().port(), config.http().token(), reader, service::status,
-                this::scrape, admin);
+        this.http = new HttpApi(config.http(), HttpApi.Timeouts.DEFAULTS, reader::readAsync, service::status, this::scrape, admin);
+        counter("gsi_http_rejected", "HTTP requests refused with a 4xx", http.rejected);
+        counter("gsi_http_failed", "HTTP requests that failed with a 5xx", http.failed);
     }
 
     /**
@@ -110,6 +111,7 @@ public final class GsiServer implements AutoCloseable {
         return http.port();
     }
 
+    /** Stops the HTTP API first (within seconds, whatever requests are in flight), then jobs, the consumer and the reader. */
     @Override
     public void close() {
         http.close();
