@@ -61,16 +61,29 @@ public final class JobRegistry implements HttpApi.Admin, AutoCloseable {
         return keyspace + "." + table + " " + (index == null ? JobLedger.ALL_INDEXES : index);
     }
 
+    /** Jobs being launched ({@code kind target}): a second start of the same one is refused meanwhile. */
+    private final Set<String> starting = new java.util.HashSet<>();
+
+    /** 409 when a job of this kind and target runs or is being started; else reserves the start until {@link #register}. */
     private synchronized void guard(String kind, String keyspace, String table, String index) {
+        String target = target(keyspace, table, index);
         for (Map.Entry<String, Entry> e : jobs.entrySet()) {
             Entry j = e.getValue();
-            if (!j.handle().isDone() && j.kind().equals(kind) && target(j.keyspace(), j.table(), j.index()).equals(target(keyspace, table, index))) {
-                throw new ReadException(409, "job_running", "a " + kind + " of " + target(keyspace, table, index) + " is running: " + e.getKey());
+            if (!j.handle().isDone() && j.kind().equals(kind) && target(j.keyspace(), j.table(), j.index()).equals(target)) {
+                throw new ReadException(409, "job_running", "a " + kind + " of " + target + " is running: " + e.getKey());
             }
+        }
+        if (!starting.add(kind + " " + target)) {
+            throw new ReadException(409, "job_running", "a " + kind + " of " + target + " is starting");
         }
     }
 
+    private synchronized void release(String kind, String keyspace, String table, String index) {
+        starting.remove(kind + " " + target(keyspace, table, index));
+    }
+
     private synchronized String register(String kind, String keyspace, String table, String index, JobHandle<?> handle) {
+        starting.remove(kind + " " + target(keyspace, table, index));
         jobs.put(handle.id(), new Entry(kind, keyspace, table, index, Instant.now(), handle));
         List<String> finished = new ArrayList<>();
         jobs.forEach((id, e) -> {
@@ -86,12 +99,20 @@ public final class JobRegistry implements HttpApi.Admin, AutoCloseable {
 
     public String startRebuild(String keyspace, String table, String index, RebuildOptions options) {
         guard(Jobs.REBUILD, keyspace, table, index);
-        return register(Jobs.REBUILD, keyspace, table, index, launcher.rebuild(keyspace, table, index, options));
+        try {
+            return register(Jobs.REBUILD, keyspace, table, index, launcher.rebuild(keyspace, table, index, options));
+        } finally {
+            release(Jobs.REBUILD, keyspace, table, index);
+        }
     }
 
     public String startCheck(String keyspace, String table, String index, CheckOptions options) {
         guard(Jobs.CHECK, keyspace, table, index);
-        return register(Jobs.CHECK, keyspace, table, index, launcher.check(keyspace, table, index, options));
+        try {
+            return register(Jobs.CHECK, keyspace, table, index, launcher.check(keyspace, table, index, options));
+        } finally {
+            release(Jobs.CHECK, keyspace, table, index);
+        }
     }
 
     /** Asks a running job to stop; false when unknown or finished. */
@@ -214,6 +235,13 @@ public final class JobRegistry implements HttpApi.Admin, AutoCloseable {
     // ------------------------------------------------------------------ HTTP shape (HttpApi.Admin)
 
     private static final Set<String> REBUILD_PARAMS = Set.of("resume", "job_id", "parallelism", "splits", "max_in_flight");
+
+    /** Bounds of the job parameters over HTTP (README, "HTTP API"); the defaults lie within them. */
+    public static final int MAX_PARALLELISM = 64;
+    public static final int MAX_SPLITS = 4096;
+    public static final int MAX_IN_FLIGHT = 4096;
+    public static final int MAX_EXAMPLES = 100;
+    public static final int MAX_JOB_ID_CHARS = 64;
     private static final Set<String> CHECK_PARAMS = Set.of("fix", "parallelism", "splits", "max_in_flight", "examples");
 
     /**
@@ -254,22 +282,26 @@ public final class JobRegistry implements HttpApi.Admin, AutoCloseable {
         unknown(params, REBUILD_PARAMS);
         RebuildOptions o = RebuildOptions.defaults();
         if (params.containsKey("job_id")) {
-            o = o.withJobId(params.get("job_id"));
+            String id = params.get("job_id");
+            if (id.isEmpty() || id.length() > MAX_JOB_ID_CHARS || !id.chars().allMatch(c -> c < 128 && (Character.isLetterOrDigit(c) || c == '-' || c == '_'))) {
+                throw ReadException.badRequest("bad_parameter", "job_id must be 1 to " + MAX_JOB_ID_CHARS + " letters, digits, '-' or '_'");
+            }
+            o = o.withJobId(id);
         }
         o = o.withResume(bool(params, "resume"));
-        o = o.withParallelism(integer(params, "parallelism", o.parallelism()));
-        o = o.withSplits(integer(params, "splits", o.splits()));
-        return o.withMaxInFlight(integer(params, "max_in_flight", o.maxInFlight()));
+        o = o.withParallelism(integer(params, "parallelism", o.parallelism(), 1, MAX_PARALLELISM));
+        o = o.withSplits(integer(params, "splits", o.splits(), 0, MAX_SPLITS));
+        return o.withMaxInFlight(integer(params, "max_in_flight", o.maxInFlight(), 1, MAX_IN_FLIGHT));
     }
 
     static CheckOptions checkOptions(Map<String, String> params) {
         unknown(params, CHECK_PARAMS);
         CheckOptions o = CheckOptions.defaults().withFix(bool(params, "fix"));
-        o = o.withParallelism(integer(params, "parallelism", o.parallelism()));
-        o = o.withSplits(integer(params, "splits", o.splits()));
-        o = o.withExamples(integer(params, "examples", o.examples()));
-        return new CheckOptions(o.fix(), o.parallelism(), o.splits(), integer(params, "max_in_flight", o.maxInFlight()), o.pageSize(),
-                o.examples());
+        o = o.withParallelism(integer(params, "parallelism", o.parallelism(), 1, MAX_PARALLELISM));
+        o = o.withSplits(integer(params, "splits", o.splits(), 0, MAX_SPLITS));
+        o = o.withExamples(integer(params, "examples", o.examples(), 0, MAX_EXAMPLES));
+        return new CheckOptions(o.fix(), o.parallelism(), o.splits(), integer(params, "max_in_flight", o.maxInFlight(), 1, MAX_IN_FLIGHT),
+                o.pageSize(), o.examples());
     }
 
     private static void unknown(Map<String, String> params, Set<String> allowed) {
@@ -291,16 +323,23 @@ public final class JobRegistry implements HttpApi.Admin, AutoCloseable {
         throw ReadException.badRequest("bad_parameter", name + " must be true or false, not '" + v + "'");
     }
 
-    private static int integer(Map<String, String> params, String name, int dflt) {
+    /** A whole number from {@code min} to {@code max}; 400 otherwise. */
+    static int integer(Map<String, String> params, String name, int dflt, int min, int max) {
         String v = params.get(name);
         if (v == null) {
             return dflt;
         }
+        int n;
         try {
-            return Integer.parseInt(v);
+            n = v.length() > 11 ? Integer.MIN_VALUE : Integer.parseInt(v);
         } catch (NumberFormatException e) {
-            throw ReadException.badRequest("bad_parameter", name + " must be a whole number, not '" + v + "'");
+            n = Integer.MIN_VALUE;
         }
+        if (n < min || n > max) {
+            throw ReadException.badRequest("bad_parameter", name + " must be a whole number from " + min + " to " + max + ", not "
+                    + io.cassandragsi.repair.read.Values.quote(v));
+        }
+        return n;
     }
 
     /**
