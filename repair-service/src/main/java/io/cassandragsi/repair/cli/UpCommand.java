@@ -239,6 +239,10 @@ public final class UpCommand implements Callable<Integer> {
         out.println("  curl '" + http + "/v1/wiki/revisions//by_length/1024?as_of=2026-01-01T00:00:00Z'");
         out.println("  ./gsi query wiki.revisions by_length 1024 --consistent");
         out.println("or in CQL: SELECT * FROM wiki.idx_revisions_by_length_ever WHERE length = 1024;");
+        out.println("An unversioned table (rows overwritten in place, like most tables) is indexed the same way:");
+        out.println("  INSERT INTO app.users (id, email, country, age, name) VALUES ('u1', 'ann@example.com', 'fr', 34, 'Ann');");
+        out.println("  curl '" + http + "/v1/app/users//by_email/ann%40example.com?consistent=true'");
+        out.println("  curl '" + http + "/v1/app/users//by_country/fr?ge=30'");
         out.println();
         out.println("Next:");
         out.println("  ./gsi schema apply --dry-run --contact-point " + cp + " " + EXAMPLES

@@ -163,9 +163,15 @@ public final class Jobs {
         String id = newId(CHECK);
         Progress progress = new Progress();
         JobHandle<CheckResult> handle = new JobHandle<>(id, CHECK, progress);
-        Check check = new Check(session, t.table(), t.indexes(), options, read, write);
         int splits = options.effectiveSplits(nodes());
-        start(handle, () -> check.run(id, splits, progress, listener == null ? ProgressListener.NONE : listener, handle::cancelRequested));
+        ProgressListener l = listener == null ? ProgressListener.NONE : listener;
+        if (t.table().rows != null) {
+            UnversionedCheck check = new UnversionedCheck(session, t.table(), t.indexes(), options, read, write);
+            start(handle, () -> check.run(id, splits, progress, l, handle::cancelRequested));
+            return handle;
+        }
+        Check check = new Check(session, t.table(), t.indexes(), options, read, write);
+        start(handle, () -> check.run(id, splits, progress, l, handle::cancelRequested));
         return handle;
     }
 

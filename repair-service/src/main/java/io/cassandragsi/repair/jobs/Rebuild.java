@@ -6,6 +6,12 @@ import com.datastax.oss.driver.api.core.cql.Statement;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.repair.store.Reconciler;
+import io.cassandragsi.repair.store.UnversionedRows;
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -76,7 +82,7 @@ final class Rebuild {
         LOG.info("rebuild {} of {}.{} {}: {} ranges, {} finished earlier, parallelism {}", job.id(), job.keyspace(), job.table(), names,
                 ranges.size(), skipped, options.parallelism());
 
-        BaseReads base = new BaseReads(session, table.definition, read, options.pageSize());
+        BaseReads base = table.rows != null ? null : new BaseReads(session, table.definition, read, options.pageSize());
         InFlight inFlight = new InFlight(options.maxInFlight());
         long[] totals = new long[2];
         RangeRunner.Outcome outcome = RangeRunner.run("gsi-rebuild-" + job.id(), todo, options.parallelism(), cancelled, (range, stop) -> {
@@ -118,11 +124,56 @@ final class Rebuild {
                 inFlight.retries.get(), s.elapsed(), message);
     }
 
+    /**
+     * One range of an unversioned table: every row of the base and of the rows table (deleted rows
+     * keep their entry keys there) is reconciled as the repair service does ({@link Reconciler}).
+     */
+    private long[] unversionedRange(String jobId, TokenRange range, InFlight inFlight, InFlight.Pending pending, Progress progress,
+            BooleanSupplier stop) throws InterruptedException {
+        long[] counts = new long[2];
+        Map<List<ByteBuffer>, UnversionedRows.RowRecord> records = new LinkedHashMap<>();
+        for (UnversionedRows.RowRecord r : table.rows.scanRecords(range.start(), range.end(), options.pageSize(), read)) {
+            records.put(r.rowKey(), r);
+        }
+        Set<List<ByteBuffer>> rows = new LinkedHashSet<>(records.keySet());
+        for (UnversionedRows.BaseRow r : table.rows.scanBase(range.start(), range.end(), options.pageSize(), read)) {
+            rows.add(r.rowKey());
+        }
+        for (List<ByteBuffer> rowKey : rows) {
+            if (stop.getAsBoolean()) {
+                pending.await();
+                return null;
+            }
+            UnversionedRows.RowRecord record = records.getOrDefault(rowKey, UnversionedRows.none(rowKey));
+            List<TablePlan.IndexWrite> writes = new ArrayList<>();
+            for (Reconciler.IndexResult r : Reconciler.reconcile(table, targets, record, table.rows.row(rowKey, read), Long.MIN_VALUE,
+                    Map.of(), true, read, write)) {
+                writes.addAll(r.writes());
+            }
+            for (Statement<?> st : table.statements(writes, write)) {
+                pending.add(inFlight.submit(() -> table.execute(st)));
+            }
+            counts[0]++;
+            counts[1] += writes.size();
+            progress.rows(1);
+            progress.writes(writes.size());
+            if (pending.failure() != null) {
+                pending.await(); // throws
+            }
+        }
+        pending.await();
+        ledger.finished(jobId, new JobLedger.RangeDone(range, counts[0], counts[1], Instant.now()));
+        return counts;
+    }
+
     /** Streams one range and writes its entries; returns {rows, writes}, or null when stopped before the end. */
     private long[] range(String jobId, TokenRange range, BaseReads base, InFlight inFlight, Progress progress, BooleanSupplier stop)
             throws InterruptedException {
         InFlight.Pending pending = new InFlight.Pending();
         long[] counts = new long[2];
+        if (table.rows != null) {
+            return unversionedRange(jobId, range, inFlight, pending, progress, stop);
+        }
         boolean complete = base.scan(range, (rowKey, versions) -> {
             counts[0] += versions.size();
             progress.rows(versions.size());

@@ -3,15 +3,11 @@ package io.cassandragsi.repair.queue;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import io.cassandragsi.index.Composite;
-import io.cassandragsi.index.IndexPlan;
-import io.cassandragsi.index.RowReconcile;
 import io.cassandragsi.index.WriteTimestamps;
-import io.cassandragsi.repair.store.IndexTable;
+import io.cassandragsi.repair.store.Reconciler;
 import io.cassandragsi.repair.store.UnversionedRows;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.Map;
-import java.util.Set;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.repair.store.Catalog;
@@ -141,7 +137,7 @@ public final class Repairer {
                 reconcileRow(table, record, row == null ? rows.absent(record.rowKey()) : row, records.partitionWritten(), writes);
             }
             for (UnversionedRows.BaseRow row : current.values()) {
-                reconcileRow(table, new UnversionedRows.RowRecord(row.rowKey(), Map.of(), Long.MIN_VALUE), row, records.partitionWritten(), writes);
+                reconcileRow(table, UnversionedRows.none(row.rowKey()), row, records.partitionWritten(), writes);
             }
             outcome = Outcome.AGAIN;
         } else {
@@ -153,7 +149,7 @@ public final class Repairer {
                 return Outcome.RETRY; // the write is not visible yet (its batch is in flight)
             }
             if (record == null) {
-                record = new UnversionedRows.RowRecord(rowKey, Map.of(), Long.MIN_VALUE);
+                record = UnversionedRows.none(rowKey);
             }
             // the hint is this write's own timestamp, not the newest seen: an entry marked later than
             // needed would hide, until the next repair, a write that makes it match again
@@ -165,46 +161,11 @@ public final class Repairer {
         return outcome;
     }
 
-    /** Adds the writes that reconcile one row to {@code writes}, after recording in the rows table any entry key it lacks. */
+    /** Adds the writes that reconcile one row of an unversioned table to {@code writes}. */
     private void reconcileRow(Catalog.Indexed table, UnversionedRows.RowRecord record, UnversionedRows.BaseRow row, long stopHint,
             List<TablePlan.IndexWrite> writes) {
-        Map<String, List<ByteBuffer>> newKeys = new LinkedHashMap<>();
-        long newest = Long.MIN_VALUE;
-        List<CompletableFuture<List<TablePlan.IndexWrite>>> perIndex = new ArrayList<>();
-        for (IndexPlan plan : table.plan.indexes()) {
-            String name = plan.index().name();
-            List<ByteBuffer> current = table.plan.entryKey(plan, row.cells());
-            Set<List<ByteBuffer>> keys = new LinkedHashSet<>(record.keys(name));
-            if (current != null && !keys.contains(current)) {
-                newKeys.put(name, current);
-                for (int a : plan.keyAttributes()) {
-                    if (a >= 0) {
-                        newest = Math.max(newest, row.cells().cells()[a].writetime());
-                    }
-                }
-            }
-            if (current != null) {
-                keys.add(current);
-            }
-            IndexTable index = table.indexTables.get(plan);
-            Map<List<ByteBuffer>, RowReconcile.EntryState> entries = new java.util.concurrent.ConcurrentHashMap<>();
-            List<CompletableFuture<?>> reads = new ArrayList<>();
-            for (List<ByteBuffer> key : keys) {
-                reads.add(index.entryStateAsync(key, read).thenAccept(e -> {
-                    if (e != null) {
-                        entries.put(key, e);
-                    }
-                }));
-            }
-            perIndex.add(CompletableFuture.allOf(reads.toArray(new CompletableFuture<?>[0]))
-                    .thenApply(x -> RowReconcile.reconcile(table.plan, plan, row.cells(), keys, entries, stopHint)));
-        }
-        if (!newKeys.isEmpty()) {
-            // recorded before the entries exist, so that a later repair of the row always finds them
-            table.rows.addKeys(row.rowKey(), newKeys, Math.max(newest, 0), write);
-        }
-        for (CompletableFuture<List<TablePlan.IndexWrite>> f : perIndex) {
-            writes.addAll(f.join());
+        for (Reconciler.IndexResult r : Reconciler.reconcile(table, table.plan.indexes(), record, row, stopHint, Map.of(), true, read, write)) {
+            writes.addAll(r.writes());
         }
     }
 

@@ -42,6 +42,8 @@ public final class UnversionedRows {
     private final PreparedStatement rowsRow;
     private final PreparedStatement rowsPartition;
     private final PreparedStatement addKeys;
+    private final PreparedStatement baseScan;
+    private final PreparedStatement recordsScan;
     private final int rowKeySize;
     private final boolean hasClustering;
 
@@ -97,6 +99,11 @@ public final class UnversionedRows {
         this.rowsPartition = session.prepare("SELECT " + def.primaryKey().stream().map(Column::cqlName).collect(Collectors.joining(", "))
                 + ", " + keys + ", " + written + (hasClustering ? ", " + Cql.quote(RowsLayout.PARTITION_WRITTEN) : "")
                 + " FROM " + rows + wherePartition);
+        String token = " WHERE token(" + def.partitionKey().stream().map(Column::cqlName).collect(Collectors.joining(", ")) + ") > ? AND token("
+                + def.partitionKey().stream().map(Column::cqlName).collect(Collectors.joining(", ")) + ") <= ?";
+        this.baseScan = session.prepare(base + token);
+        this.recordsScan = session.prepare("SELECT " + def.primaryKey().stream().map(Column::cqlName).collect(Collectors.joining(", "))
+                + ", " + keys + ", " + written + " FROM " + rows + token);
         this.addKeys = session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + keys + " = " + keys + " + ?" + whereRow);
     }
 
@@ -122,6 +129,46 @@ public final class UnversionedRows {
             out.add(decode(r));
         }
         return out;
+    }
+
+    /** Every base row whose partition token lies in (start, end]. */
+    public List<BaseRow> scanBase(long start, long end, int pageSize, ConsistencyLevel cl) {
+        List<BaseRow> out = new ArrayList<>();
+        for (Row r : session.execute(baseScan.bind(start, end).setConsistencyLevel(cl).setPageSize(pageSize).setIdempotent(true))) {
+            out.add(decode(r));
+        }
+        return out;
+    }
+
+    /** The rows-table records of every row whose partition token lies in (start, end]. */
+    public List<RowRecord> scanRecords(long start, long end, int pageSize, ConsistencyLevel cl) {
+        List<RowRecord> out = new ArrayList<>();
+        for (Row r : session.execute(recordsScan.bind(start, end).setConsistencyLevel(cl).setPageSize(pageSize).setIdempotent(true))) {
+            RowRecord record = recordOf(r);
+            if (record != null) {
+                out.add(record);
+            }
+        }
+        return out;
+    }
+
+    /** A row of a records select (primary key, keys, newest write): null for a partition's static row alone. */
+    private RowRecord recordOf(Row r) {
+        List<ByteBuffer> rowKey = new ArrayList<>(rowKeySize);
+        for (int i = 0; i < rowKeySize; i++) {
+            ByteBuffer v = r.getBytesUnsafe(i);
+            if (v == null) {
+                return null;
+            }
+            rowKey.add(v);
+        }
+        return new RowRecord(rowKey, decodeKeys(r.getSet(rowKeySize, ByteBuffer.class)),
+                r.isNull(rowKeySize + 1) ? Long.MIN_VALUE : r.getLong(rowKeySize + 1));
+    }
+
+    /** A record for a row the rows table does not know. */
+    public static RowRecord none(List<ByteBuffer> rowKey) {
+        return new RowRecord(rowKey, Map.of(), Long.MIN_VALUE);
     }
 
     /** A row that is not in the base: its key attributes, every other cell dead. */
@@ -177,15 +224,9 @@ public final class UnversionedRows {
             if (hasClustering && !r.isNull(n + 2)) {
                 partitionWritten = Math.max(partitionWritten, r.getLong(n + 2));
             }
-            List<ByteBuffer> rowKey = new ArrayList<>(rowKeySize);
-            boolean staticOnly = false;
-            for (int i = 0; i < rowKeySize; i++) {
-                ByteBuffer v = r.getBytesUnsafe(i);
-                staticOnly |= v == null;
-                rowKey.add(v);
-            }
-            if (!staticOnly) {
-                out.add(new RowRecord(rowKey, decodeKeys(r.getSet(n, ByteBuffer.class)), r.isNull(n + 1) ? Long.MIN_VALUE : r.getLong(n + 1)));
+            RowRecord record = recordOf(r);
+            if (record != null) {
+                out.add(record);
             }
         }
         return new PartitionRecords(out, partitionWritten);

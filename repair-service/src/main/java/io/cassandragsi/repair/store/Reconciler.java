@@ -1,0 +1,82 @@
+package io.cassandragsi.repair.store;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.RowReconcile;
+import io.cassandragsi.index.TablePlan;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Reconciles one row of an unversioned table (the repair service, rebuild and check share it):
+ * reads the index entries of every key the row has had and of the key it has now, asks the pure
+ * {@link RowReconcile} what to write, and records in the rows table any key the row lacks there
+ * before its entry is written, so that a later repair always finds it. Writing is the caller's.
+ */
+public final class Reconciler {
+    private Reconciler() {}
+
+    /** What one index needs for a row: the writes, and the entries as read (for a check's comparison). */
+    public record IndexResult(IndexPlan index, List<ByteBuffer> current, List<TablePlan.IndexWrite> writes,
+            Map<List<ByteBuffer>, RowReconcile.EntryState> entries) {}
+
+    /**
+     * @param indexes the indexes to reconcile (each of {@code table})
+     * @param extraKeys entry keys to judge besides the rows table's, per index name (a check's
+     *     index scan), may be empty
+     * @param recordKeys false for a dry run (a check without fix): nothing is written
+     */
+    public static List<IndexResult> reconcile(Catalog.Indexed table, Collection<IndexPlan> indexes, UnversionedRows.RowRecord record,
+            UnversionedRows.BaseRow row, long stopHint, Map<String, Set<List<ByteBuffer>>> extraKeys, boolean recordKeys,
+            ConsistencyLevel read, ConsistencyLevel write) {
+        Map<String, List<ByteBuffer>> newKeys = new LinkedHashMap<>();
+        long newest = 0;
+        List<CompletableFuture<IndexResult>> perIndex = new ArrayList<>();
+        for (IndexPlan plan : indexes) {
+            String name = plan.index().name();
+            List<ByteBuffer> current = table.plan.entryKey(plan, row.cells());
+            Set<List<ByteBuffer>> keys = new LinkedHashSet<>(record.keys(name));
+            if (current != null && !keys.contains(current)) {
+                newKeys.put(name, current);
+                for (int a : plan.keyAttributes()) {
+                    if (a >= 0) {
+                        newest = Math.max(newest, row.cells().cells()[a].writetime());
+                    }
+                }
+            }
+            if (current != null) {
+                keys.add(current);
+            }
+            keys.addAll(extraKeys.getOrDefault(name, Set.of()));
+            IndexTable index = table.indexTables.get(plan);
+            Map<List<ByteBuffer>, RowReconcile.EntryState> entries = new ConcurrentHashMap<>();
+            List<CompletableFuture<?>> reads = new ArrayList<>();
+            for (List<ByteBuffer> key : keys) {
+                reads.add(index.entryStateAsync(key, read).thenAccept(e -> {
+                    if (e != null) {
+                        entries.put(key, e);
+                    }
+                }));
+            }
+            perIndex.add(CompletableFuture.allOf(reads.toArray(new CompletableFuture<?>[0]))
+                    .thenApply(x -> new IndexResult(plan, current,
+                            RowReconcile.reconcile(table.plan, plan, row.cells(), keys, entries, stopHint), entries)));
+        }
+        if (recordKeys && !newKeys.isEmpty()) {
+            table.rows.addKeys(row.rowKey(), newKeys, newest, write);
+        }
+        List<IndexResult> out = new ArrayList<>(perIndex.size());
+        for (CompletableFuture<IndexResult> f : perIndex) {
+            out.add(f.join());
+        }
+        return out;
+    }
+}
