@@ -2,20 +2,25 @@ package io.cassandragsi.repair.bench;
 
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.Definitions;
+import io.cassandragsi.schema.Index;
 import io.cassandragsi.schema.QueueLayout;
+import io.cassandragsi.schema.RowsLayout;
 import io.cassandragsi.schema.TableDef;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The tables of every {@link Variant}: the same versioned base table {@code revisions (key, tid, a,
- * b, c, value)} in each variant's keyspace, plus whatever the variant indexes with. Indexed
+ * b, c, value)} in each variant's keyspace (for the {@code -u} variants the unversioned {@code items
+ * (key, a, b, c, value)}, primary key {@code key}), plus whatever the variant indexes with. Indexed
  * variants index {@code a} first, then {@code b} and {@code c}, always carrying {@code value}, so
  * that the index rows are alike across variants. Base table and our index tables come from the
  * project's own {@link CqlGenerator}, as {@code gsi schema apply} would make them.
  */
 final class BenchSchema {
     static final String TABLE = "revisions";
+    /** The unversioned base table of the {@code -u} variants: {@link #TABLE}'s columns but the tid. */
+    static final String UNVERSIONED_TABLE = "items";
     static final String PROJECT_KEYSPACE = "gsi";
     static final String REPLICATION = "{'class': 'SimpleStrategy', 'replication_factor': 1}";
     /** The indexed attributes, in the order variants with one index or three use them. */
@@ -25,8 +30,28 @@ final class BenchSchema {
 
     private BenchSchema() {}
 
+    /** The base table of the variant: {@link #UNVERSIONED_TABLE} for the {@code -u} variants, else {@link #TABLE}. */
+    static String table(Variant variant) {
+        return variant.unversioned() ? UNVERSIONED_TABLE : TABLE;
+    }
+
+    /** The definition of the variant's base table with secondary indexes on the first {@code indexes} attributes. */
+    static TableDef definition(Variant variant, int indexes) {
+        return variant.unversioned() ? unversionedDefinition(variant.keyspace(), indexes) : definition(variant.keyspace(), indexes);
+    }
+
     /** The definition of the base table in {@code keyspace} with secondary indexes on the first {@code indexes} attributes. */
     static TableDef definition(String keyspace, int indexes) {
+        return definition(keyspace, TABLE, "\"tid\": \"timeuuid\", ",
+                ", { \"type\": \"range\", \"order\": \"desc\", \"attribute\": \"tid\" }", indexes);
+    }
+
+    /** The definition of the unversioned table (primary key {@code key}) in {@code keyspace}, as {@link #definition(String, int)}. */
+    static TableDef unversionedDefinition(String keyspace, int indexes) {
+        return definition(keyspace, UNVERSIONED_TABLE, "", "", indexes);
+    }
+
+    private static TableDef definition(String keyspace, String table, String tidAttribute, String tidKey, int indexes) {
         StringBuilder secondary = new StringBuilder();
         for (int i = 0; i < indexes; i++) {
             String attr = INDEXED.get(i);
@@ -38,11 +63,10 @@ final class BenchSchema {
         }
         String json = "{\n"
                 + "  \"keyspace\": \"" + keyspace + "\",\n"
-                + "  \"table\": \"" + TABLE + "\",\n"
-                + "  \"attributes\": { \"key\": \"string\", \"tid\": \"timeuuid\", \"a\": \"string\", \"b\": \"string\","
+                + "  \"table\": \"" + table + "\",\n"
+                + "  \"attributes\": { \"key\": \"string\", " + tidAttribute + "\"a\": \"string\", \"b\": \"string\","
                 + " \"c\": \"string\", \"value\": \"string\" },\n"
-                + "  \"index\": [ { \"type\": \"hash\", \"attribute\": \"key\" }, { \"type\": \"range\", \"order\": \"desc\","
-                + " \"attribute\": \"tid\" } ],\n"
+                + "  \"index\": [ { \"type\": \"hash\", \"attribute\": \"key\" }" + tidKey + " ],\n"
                 + "  \"secondaryIndexes\": {\n    " + secondary + "\n  }\n"
                 + "}\n";
         return Definitions.parse(json, "bench definition " + keyspace);
@@ -53,8 +77,9 @@ final class BenchSchema {
         String ks = variant.keyspace();
         List<String> out = new ArrayList<>();
         switch (variant) {
-            case GSI_1, GSI_3 -> {
-                TableDef def = definition(ks, variant == Variant.GSI_1 ? 1 : 3);
+            case GSI_1, GSI_3, GSI_1_U -> {
+                // exactly what `gsi schema apply` makes: for gsi-1-u that includes the rows table
+                TableDef def = definition(variant, indexCount(variant));
                 for (CqlGenerator.Statement s : CqlGenerator.all(def, PROJECT_KEYSPACE, REPLICATION)) {
                     out.add(s.cql());
                 }
@@ -66,12 +91,13 @@ final class BenchSchema {
                 out.add(CqlGenerator.createTrigger(def));
             }
             default -> {
-                TableDef def = definition(ks, 0);
+                TableDef def = definition(variant, 0);
                 out.add(CqlGenerator.createKeyspace(ks, REPLICATION));
                 out.add(CqlGenerator.createBaseTable(def));
                 switch (variant) {
                     case MV -> out.add(view(ks, "a"));
                     case MV_3 -> INDEXED.forEach(attr -> out.add(view(ks, attr)));
+                    case MV_U -> out.add(unversionedView(ks, "a"));
                     case SAI -> out.add("CREATE INDEX IF NOT EXISTS " + TABLE + "_a_sai ON " + ks + "." + TABLE + " (a) USING 'sai';");
                     case LOGGED_BATCH -> out.add("CREATE TABLE IF NOT EXISTS " + ks + "." + BATCH_INDEX_TABLE + " (\n"
                             + "  a text,\n  key text,\n  value text,\n  tid timeuuid,\n  PRIMARY KEY ((a), key)\n);");
@@ -82,12 +108,17 @@ final class BenchSchema {
                         out.add(QueueLayout.createTable(ks, QueueLayout.Settings.defaults()));
                     }
                     default -> {
-                        // UNINDEXED: the base table alone
+                        // UNINDEXED, UNINDEXED_U: the base table alone
                     }
                 }
             }
         }
         return out;
+    }
+
+    /** The secondary indexes of a variant with our trigger: 3 for gsi-3, else 1. */
+    static int indexCount(Variant variant) {
+        return variant == Variant.GSI_3 ? 3 : 1;
     }
 
     /**
@@ -103,11 +134,19 @@ final class BenchSchema {
 
     /** A view keyed by {@code attr}: every base primary-key column must be in it, so it has one row per version. */
     static String view(String keyspace, String attr) {
-        return "CREATE MATERIALIZED VIEW IF NOT EXISTS " + keyspace + ".mv_" + TABLE + "_by_" + attr + " AS\n"
-                + "  SELECT key, tid, " + attr + ", value FROM " + keyspace + "." + TABLE + "\n"
-                + "  WHERE " + attr + " IS NOT NULL AND key IS NOT NULL AND tid IS NOT NULL\n"
-                + "  PRIMARY KEY ((" + attr + "), key, tid)\n"
-                + "  WITH CLUSTERING ORDER BY (key ASC, tid DESC);";
+        return view(keyspace, TABLE, attr, List.of("key", "tid"), "\n  WITH CLUSTERING ORDER BY (key ASC, tid DESC)");
+    }
+
+    /** A view keyed by {@code attr} on the unversioned table: one row per base row, moved when {@code attr} changes. */
+    static String unversionedView(String keyspace, String attr) {
+        return view(keyspace, UNVERSIONED_TABLE, attr, List.of("key"), "");
+    }
+
+    private static String view(String keyspace, String table, String attr, List<String> baseKey, String options) {
+        return "CREATE MATERIALIZED VIEW IF NOT EXISTS " + keyspace + ".mv_" + table + "_by_" + attr + " AS\n"
+                + "  SELECT " + String.join(", ", baseKey) + ", " + attr + ", value FROM " + keyspace + "." + table + "\n"
+                + "  WHERE " + attr + " IS NOT NULL" + String.join("", baseKey.stream().map(k -> " AND " + k + " IS NOT NULL").toList()) + "\n"
+                + "  PRIMARY KEY ((" + attr + "), " + String.join(", ", baseKey) + ")" + options + ";";
     }
 
     /**
@@ -118,34 +157,43 @@ final class BenchSchema {
 
     /**
      * Reads that prove the variant maintains what it claims: the base row, and one read per index
-     * through the index itself (so a trigger that silently does nothing fails the benchmark).
+     * through the index itself (so a trigger that silently does nothing fails the benchmark), and
+     * for gsi-1-u the rows table the trigger writes in the base write's mutation.
      */
     static List<Probe> probes(Variant variant) {
         String ks = variant.keyspace();
+        String table = table(variant);
         List<Probe> out = new ArrayList<>();
-        out.add(new Probe("SELECT tid FROM " + ks + "." + TABLE + " WHERE key = ? LIMIT 1", "key"));
+        out.add(new Probe("SELECT " + (variant.unversioned() ? "a" : "tid") + " FROM " + ks + "." + table + " WHERE key = ? LIMIT 1", "key"));
         switch (variant) {
-            case GSI_1, GSI_3 -> {
-                for (String attr : INDEXED.subList(0, variant == Variant.GSI_1 ? 1 : 3)) {
-                    out.add(new Probe("SELECT \"_tid\" FROM " + ks + "." + io.cassandragsi.schema.Index.tableName(TABLE, "by_" + attr)
+            case GSI_1, GSI_3, GSI_1_U -> {
+                for (String attr : INDEXED.subList(0, indexCount(variant))) {
+                    out.add(new Probe("SELECT \"_tid\" FROM " + ks + "." + Index.tableName(table, "by_" + attr)
                             + " WHERE " + attr + " = ? LIMIT 1", attr));
                 }
+                if (variant.unversioned()) {
+                    out.add(new Probe("SELECT \"" + RowsLayout.WRITTEN + "\" FROM " + ks + "." + RowsLayout.tableName(table)
+                            + " WHERE key = ?", "key"));
+                }
             }
-            case MV -> out.add(new Probe("SELECT key FROM " + ks + ".mv_" + TABLE + "_by_a WHERE a = ? LIMIT 1", "a"));
+            case MV, MV_U -> out.add(new Probe("SELECT key FROM " + ks + ".mv_" + table + "_by_a WHERE a = ? LIMIT 1", "a"));
             case MV_3 -> INDEXED.forEach(attr -> out.add(
                     new Probe("SELECT key FROM " + ks + ".mv_" + TABLE + "_by_" + attr + " WHERE " + attr + " = ? LIMIT 1", attr)));
             case SAI -> out.add(new Probe("SELECT key FROM " + ks + "." + TABLE + " WHERE a = ? LIMIT 1", "a"));
             case LOGGED_BATCH -> out.add(new Probe("SELECT tid FROM " + ks + "." + BATCH_INDEX_TABLE + " WHERE a = ? LIMIT 1", "a"));
             case BATCH_AS_TRIGGER -> out.add(new Probe("SELECT \"_tid\" FROM " + ks + "." + BATCH_INDEX_TABLE + " WHERE a = ? LIMIT 1", "a"));
             default -> {
-                // UNINDEXED, TRIGGER_ONLY: the base row alone
+                // UNINDEXED, UNINDEXED_U, TRIGGER_ONLY: the base row alone
             }
         }
         return out;
     }
 
-    /** The base write, the same for every variant. */
+    /** The base write, the same for every variant of a table; on the unversioned table it overwrites the row of its key. */
     static String insertBase(Variant variant) {
+        if (variant.unversioned()) {
+            return "INSERT INTO " + variant.keyspace() + "." + UNVERSIONED_TABLE + " (key, a, b, c, value) VALUES (?, ?, ?, ?, ?)";
+        }
         return "INSERT INTO " + variant.keyspace() + "." + TABLE + " (key, tid, a, b, c, value) VALUES (?, ?, ?, ?, ?, ?)";
     }
 
@@ -174,7 +222,7 @@ final class BenchSchema {
     static List<String> flushTargets(Variant variant) {
         List<String> out = new ArrayList<>();
         out.add(variant.keyspace());
-        if (variant == Variant.GSI_1 || variant == Variant.GSI_3) {
+        if (variant.indexedByTrigger()) {
             out.add(PROJECT_KEYSPACE + "." + QueueLayout.TABLE);
         }
         out.add("system.batches");

@@ -42,10 +42,11 @@ import picocli.CommandLine.Spec;
 @Command(name = "write", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
             "Measure indexed write throughput on one local Cassandra 5.0 node that this command starts (and stops):"
-                    + " unindexed, gsi-1, gsi-3 (our trigger, work-queue marker included), mv, mv-3, sai, logged-batch;"
-                    + " same data, same run, interleaved rounds. Prints writes/s, the ratio to unindexed (paired by round)"
-                    + " and node CPU per write, and writes target/bench/write.json.",
-            "Takes about 20 minutes (per variant: warm-up 20 s + 3 rounds of 45 s); --quick about 5 minutes"
+                    + " unindexed, gsi-1, gsi-3 (our trigger, work-queue marker included), mv, mv-3, sai, logged-batch on a"
+                    + " versioned table, and unindexed-u, gsi-1-u, mv-u on an unversioned one (writes overwrite existing rows);"
+                    + " same data, same run, interleaved rounds. Prints writes/s, the ratio to unindexed (to unindexed-u for"
+                    + " the -u variants; paired by round) and node CPU per write, and writes target/bench/write.json.",
+            "Takes about 30 minutes (per variant: warm-up 20 s + 3 rounds of 45 s); --quick about 7 minutes"
                     + " (warm-up 10 s + 2 rounds of 10 s: fine for a smoke test, noisy as a measurement). Other load on"
                     + " the machine shows in the results: the progress lines report it as 'other load'."})
 public final class BenchWriteCommand implements Callable<Integer> {
@@ -79,7 +80,8 @@ public final class BenchWriteCommand implements Callable<Integer> {
     Integer warmupSeconds;
 
     @Option(names = "--variants", paramLabel = "LIST",
-            description = "Comma-separated variants in the order of a round (default: unindexed,gsi-1,gsi-3,mv,mv-3,sai,logged-batch;"
+            description = "Comma-separated variants in the order of a round (default: unindexed,gsi-1,gsi-3,mv,mv-3,sai,logged-batch,"
+                    + "unindexed-u,gsi-1-u,mv-u;"
                     + " also the profiling aids trigger-only, the trigger installed on a table without index tables, and"
                     + " batch-as-trigger, a client logged batch of exactly the mutations gsi-1's trigger adds).")
     String variants;
@@ -94,7 +96,8 @@ public final class BenchWriteCommand implements Callable<Integer> {
     int inFlight;
 
     @Option(names = "--keys", paramLabel = "N", defaultValue = "20000",
-            description = "Distinct partition keys (default: ${DEFAULT-VALUE}).")
+            description = "Distinct partition keys, the same for every variant; on the unversioned table of the -u variants"
+                    + " a write of a key written before overwrites its row (default: ${DEFAULT-VALUE}).")
     int keys;
 
     @Option(names = "--indexed-values", paramLabel = "N", defaultValue = "1000",
@@ -137,6 +140,11 @@ public final class BenchWriteCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    /** Per -u variant: the keys its writes so far were sent to (the rows they created or overwrote). */
+    private final Map<Variant, WriteSequence.KeysWritten> keysWritten = new EnumMap<>(Variant.class);
+    /** Per -u variant, over the measured rounds: writes sent that overwrote an existing row, and writes sent. */
+    private final Map<Variant, long[]> overwrites = new EnumMap<>(Variant.class);
 
     /** The settings of one run, after --quick and the explicit options are combined. */
     record Settings(List<Variant> variants, int rounds, int phaseSeconds, int warmupSeconds, int settleSeconds) {
@@ -196,8 +204,10 @@ public final class BenchWriteCommand implements Callable<Integer> {
         }
         Path workDir = (work == null ? home.resolve("target/bench/node") : work).toAbsolutePath().normalize();
         Path outFile = (out == null ? home.resolve("target/bench/write.json") : out).toAbsolutePath().normalize();
-        if (!settings.variants().contains(Variant.UNINDEXED)) {
-            pw.println("note: unindexed is not among the variants, so there are no ratios to it");
+        for (Variant baseline : List.of(Variant.UNINDEXED, Variant.UNINDEXED_U)) {
+            if (!settings.variants().contains(baseline) && settings.variants().stream().anyMatch(v -> v.unindexed() == baseline)) {
+                pw.println("note: " + baseline.label() + " is not among the variants, so there are no ratios to it");
+            }
         }
         pw.printf(Locale.ROOT, "bench write: %s; warm-up %d s, %d round(s) of %d s phases; about %d minutes%n",
                 String.join(", ", settings.variants().stream().map(Variant::label).toList()),
@@ -232,6 +242,11 @@ public final class BenchWriteCommand implements Callable<Integer> {
                 WriteReport report = WriteReport.of(settings.variants(), phases, config);
                 pw.println();
                 pw.print(report.table());
+                if (!overwrites.isEmpty()) {
+                    pw.println("-u writes that overwrote an existing row (measured rounds): " + String.join(", ",
+                            overwriteShares().entrySet().stream().map(e -> String.format(Locale.ROOT, "%s %.1f %%", e.getKey(),
+                                    100 * e.getValue())).toList()));
+                }
                 Files.createDirectories(outFile.getParent());
                 Files.writeString(outFile, report.jsonText(), StandardCharsets.UTF_8);
                 pw.println("results: " + outFile);
@@ -319,7 +334,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
             if (!found) {
                 throw new CommandFailedException(v.label() + ": `" + probe.cql() + "` found none of the first " + VERIFY_WRITES
                         + " writes of the phase: the variant does not maintain its index"
-                        + (v == Variant.GSI_1 || v == Variant.GSI_3 ? " (is the trigger jar installed and current?)" : ""));
+                        + (v.indexedByTrigger() ? " (is the trigger jar installed and current?)" : ""));
             }
         }
     }
@@ -347,6 +362,14 @@ public final class BenchWriteCommand implements Callable<Integer> {
                 times[1] = Instant.now();
             }
         });
+        if (v.unversioned()) {
+            long overwrote = keysWritten.computeIfAbsent(v, x -> new WriteSequence.KeysWritten()).record(sequence, counts.issued());
+            if (round > 0) {
+                long[] tally = overwrites.computeIfAbsent(v, x -> new long[2]);
+                tally[0] += overwrote;
+                tally[1] += counts.issued();
+            }
+        }
         long flushStart = System.nanoTime();
         long flushCpu0 = probe.nodeCpuNanos();
         for (String target : BenchSchema.flushTargets(v)) {
@@ -374,14 +397,20 @@ public final class BenchWriteCommand implements Callable<Integer> {
         c.put("seed", seed);
         c.put("queue_shards", queueShards);
         c.put("order", "interleaved: every round writes each variant once, in the order of 'variants'; warm-up round first");
-        c.put("ratio", "per round: writes/s of the variant over unindexed's in the same round; reported: geometric mean over rounds");
+        c.put("ratio", "per round: writes/s of the variant over unindexed's (unindexed-u's for the -u variants) in the same round;"
+                + " reported: geometric mean over rounds; 'ratios' pairs other variants the same way");
         c.put("cpu_us_per_write", "CPU time (user+system, /proc/<pid>/stat) of the Cassandra process during the phase over the"
                 + " writes acknowledged in it");
         c.put("between_phases", "flush (StorageService.forceKeyspaceFlush over JMX) of the variant's keyspace, gsi.queue for the"
                 + " trigger variants and system.batches, then wait until no compaction runs or is pending (at most "
                 + s.settleSeconds() + " s); the node's CPU in that time is flush_cpu_us_per_write");
         c.put("writes", "every write is a new version: INSERT of (key, tid, a, b, c, value) with a fresh timeuuid tid;"
-                + " key, a, b, c and value drawn uniformly from the seeded sequence, the same for every variant of a round");
+                + " key, a, b, c and value drawn uniformly from the seeded sequence, the same for every variant of a round;"
+                + " the -u variants write the same sequence to the unversioned table items (key PRIMARY KEY, a, b, c, value), where"
+                + " a write of a key written before (in the warm-up or an earlier phase too) overwrites its row");
+        if (!overwrites.isEmpty()) {
+            c.put("overwrite_share", overwriteShares());
+        }
         c.put("nodes", 1);
         c.put("address", address);
         c.put("heap", heap);
@@ -393,6 +422,13 @@ public final class BenchWriteCommand implements Callable<Integer> {
         c.put("started", started.toString());
         c.put("finished", finished.toString());
         return c;
+    }
+
+    /** Per -u variant measured: the share of its writes sent in the measured rounds that overwrote an existing row. */
+    private Map<String, Double> overwriteShares() {
+        Map<String, Double> out = new LinkedHashMap<>();
+        overwrites.forEach((v, t) -> out.put(v.label(), t[1] == 0 ? 0.0 : Math.round(10_000.0 * t[0] / t[1]) / 10_000.0));
+        return out;
     }
 
     private static Path home() {

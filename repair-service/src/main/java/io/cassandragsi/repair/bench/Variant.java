@@ -7,9 +7,11 @@ import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
- * One way of maintaining (or not) an index on the same versioned base table, measured by {@code gsi
- * bench write}. Each variant has its own keyspace, so their tables, memtables and compactions do not
- * mix. {@link BenchSchema} owns the CQL of each.
+ * One way of maintaining (or not) an index on the same base table, measured by {@code gsi bench
+ * write}: the versioned table {@code revisions}, or for the {@code -u} variants the unversioned
+ * table {@code items} (the same columns without the tid, so every write of an existing key
+ * overwrites it). Each variant has its own keyspace, so their tables, memtables and compactions do
+ * not mix. {@link BenchSchema} owns the CQL of each.
  */
 enum Variant {
     UNINDEXED("unindexed", true, "versioned base table, no trigger, no index"),
@@ -19,6 +21,10 @@ enum Variant {
     MV_3("mv-3", true, "3 materialized views keyed by a, b and c"),
     SAI("sai", true, "1 SAI index on a (CREATE INDEX ... USING 'sai')"),
     LOGGED_BATCH("logged-batch", true, "client-side LOGGED batch: base row + one row in an index table keyed by a"),
+    UNINDEXED_U("unindexed-u", true, "unversioned base table (key primary key, no tid), no trigger, no index"),
+    GSI_1_U("gsi-1-u", true, "unversioned table, our trigger, 1 secondary index (hash a, projects value): entry cells mirroring"
+            + " the base's, a rows-table row, work-queue marker per write"),
+    MV_U("mv-u", true, "unversioned table, 1 materialized view keyed by a (selects value)"),
     /**
      * A profiling aid, not in the default set: the trigger is installed but the keyspace has no
      * index tables, so it compiles to "nothing to do" and returns nothing; the write stays off the
@@ -51,6 +57,21 @@ enum Variant {
 
     String description() {
         return description;
+    }
+
+    /** True for the variants on the unversioned table ({@code -u}). */
+    boolean unversioned() {
+        return label.endsWith("-u");
+    }
+
+    /** True for the variants with our trigger and index tables (so with a work-queue marker per write). */
+    boolean indexedByTrigger() {
+        return this == GSI_1 || this == GSI_3 || this == GSI_1_U;
+    }
+
+    /** What the ratio column compares with: the unindexed variant on the same table. */
+    Variant unindexed() {
+        return unversioned() ? UNINDEXED_U : UNINDEXED;
     }
 
     /** The variant's own keyspace, e.g. {@code bench_gsi_1}. */

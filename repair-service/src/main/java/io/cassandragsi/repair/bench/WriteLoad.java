@@ -38,9 +38,15 @@ final class WriteLoad {
         Statement<?> statement(WriteSequence.Write w, UUID tid);
     }
 
-    /** The writer of a variant: the base row, plus the client's index row in a logged batch for that variant. */
+    /**
+     * The writer of a variant: the base row, plus the client's index row in a logged batch for that
+     * variant. On the unversioned table the tid is not written: the write overwrites the key's row.
+     */
     Writer writer(Variant variant) {
         PreparedStatement base = session.prepare(BenchSchema.insertBase(variant));
+        if (variant.unversioned()) {
+            return (w, tid) -> base.bind(w.key(), w.a(), w.b(), w.c(), w.value());
+        }
         if (variant == Variant.BATCH_AS_TRIGGER) {
             return triggerLikeWriter(variant, base);
         }
@@ -69,8 +75,12 @@ final class WriteLoad {
         };
     }
 
-    /** What a run counted within its time (writes acknowledged later are not counted). */
-    record Counts(long writes, long errors, long nanos, String firstError) {}
+    /**
+     * What a run counted within its time (writes acknowledged later are not counted).
+     *
+     * @param issued how many writes of the sequence were sent: writes 0 to issued - 1
+     */
+    record Counts(long writes, long errors, long nanos, long issued, String firstError) {}
 
     /** Hooks called right at the start and at the end of the measured time, to read CPU counters. */
     interface Window {
@@ -121,6 +131,6 @@ final class WriteLoad {
             throw new CommandFailedException(inFlight - permits.availablePermits() + " writes still unanswered "
                     + drain.toSeconds() + " s after the phase ended");
         }
-        return new Counts(writes, errors, nanos, firstError.get());
+        return new Counts(writes, errors, nanos, i, firstError.get());
     }
 }

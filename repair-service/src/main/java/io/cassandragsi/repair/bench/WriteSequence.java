@@ -1,5 +1,6 @@
 package io.cassandragsi.repair.bench;
 
+import java.util.BitSet;
 import java.util.SplittableRandom;
 
 /**
@@ -8,7 +9,9 @@ import java.util.SplittableRandom;
  * sequence. Keys, indexed values ({@code a}, {@code b}, {@code c}) and values are drawn uniformly:
  * {@code keys} partition keys, {@code indexedValues} distinct values per indexed attribute, and
  * values from a pool of {@value #VALUE_POOL} random ASCII strings of {@code valueBytes} bytes.
- * The tid is not part of the sequence: every write is a new version with a fresh timeuuid.
+ * The tid is not part of the sequence: every write is a new version with a fresh timeuuid. On the
+ * unversioned table of the {@code -u} variants, which has no tid, a write of a key written before
+ * overwrites its row ({@link KeysWritten} counts those).
  */
 final class WriteSequence {
     static final int VALUE_POOL = 1024;
@@ -59,7 +62,7 @@ final class WriteSequence {
 
     /** Write number {@code i} (from 0) of this sequence. */
     Write at(long i) {
-        long h = mix(seed ^ mix(i + 0x9E3779B97F4A7C15L));
+        long h = first(i);
         String key = keys[index(h, keys.length)];
         h = mix(h);
         String a = indexed[index(h, indexed.length)];
@@ -69,6 +72,37 @@ final class WriteSequence {
         String c = indexed[index(h, indexed.length)];
         h = mix(h);
         return new Write(key, a, b, c, values[index(h, values.length)]);
+    }
+
+    /** The number of write {@code i}'s key, from 0 to {@code keys} - 1 (the same key number is the same key in every sequence). */
+    int keyIndex(long i) {
+        return index(first(i), keys.length);
+    }
+
+    private long first(long i) {
+        return mix(seed ^ mix(i + 0x9E3779B97F4A7C15L));
+    }
+
+    /**
+     * The keys that earlier writes of a run sent to one table, across phases: counts the writes
+     * that overwrite an existing row of the unversioned table.
+     */
+    static final class KeysWritten {
+        private final BitSet written = new BitSet();
+
+        /** Records writes 0 to {@code issued} - 1 of {@code sequence}; returns how many wrote a key written before. */
+        long record(WriteSequence sequence, long issued) {
+            long overwrites = 0;
+            for (long i = 0; i < issued; i++) {
+                int k = sequence.keyIndex(i);
+                if (written.get(k)) {
+                    overwrites++;
+                } else {
+                    written.set(k);
+                }
+            }
+            return overwrites;
+        }
     }
 
     private static int index(long hash, int n) {

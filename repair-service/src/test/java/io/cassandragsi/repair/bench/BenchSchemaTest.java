@@ -2,6 +2,7 @@ package io.cassandragsi.repair.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cassandragsi.schema.CqlGenerator;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -41,16 +42,55 @@ class BenchSchemaTest {
     }
 
     @Test
-    void should_use_the_same_base_table_in_every_variant() {
+    void should_use_the_same_base_table_in_every_variant_of_a_table() {
         for (Variant v : Variant.values()) {
             List<String> cql = cql(v);
-            String base = cql.stream().filter(s -> s.startsWith("CREATE TABLE IF NOT EXISTS " + v.keyspace() + ".revisions "))
+            String table = v.unversioned() ? "items" : "revisions";
+            String base = cql.stream().filter(s -> s.startsWith("CREATE TABLE IF NOT EXISTS " + v.keyspace() + "." + table + " "))
                     .findFirst().orElseThrow();
-            assertThat(base.replace(v.keyspace() + ".", "")).isEqualTo(
-                    cql(Variant.UNINDEXED).get(1).replace(Variant.UNINDEXED.keyspace() + ".", ""));
-            boolean trigger = v == Variant.GSI_1 || v == Variant.GSI_3 || v == Variant.TRIGGER_ONLY;
+            Variant unindexed = v.unindexed();
+            assertThat(base.replace(v.keyspace() + ".", "")).as(v.label()).isEqualTo(
+                    cql(unindexed).get(1).replace(unindexed.keyspace() + ".", ""));
+            boolean trigger = v == Variant.GSI_1 || v == Variant.GSI_3 || v == Variant.GSI_1_U || v == Variant.TRIGGER_ONLY;
             assertThat(count(cql, "CREATE TRIGGER")).as(v.label()).isEqualTo(trigger ? 1 : 0);
         }
+    }
+
+    @Test
+    void should_give_the_unversioned_table_the_versioned_columns_but_the_tid_when_a_variant_is_u() {
+        assertThat(cql(Variant.UNINDEXED_U)).containsExactly(
+                "CREATE KEYSPACE IF NOT EXISTS bench_unindexed_u WITH replication = " + BenchSchema.REPLICATION + ";",
+                "CREATE TABLE IF NOT EXISTS bench_unindexed_u.items (\n  key text,\n  a text,\n  b text,\n  c text,\n"
+                        + "  value text,\n  PRIMARY KEY ((key))\n);");
+        assertThat(BenchSchema.unversionedDefinition("ks", 1).versioned()).isFalse();
+        assertThat(BenchSchema.definition("ks", 1).versioned()).isTrue();
+        assertThat(BenchSchema.insertBase(Variant.MV_U))
+                .isEqualTo("INSERT INTO bench_mv_u.items (key, a, b, c, value) VALUES (?, ?, ?, ?, ?)");
+    }
+
+    @Test
+    void should_create_gsi_1_u_as_schema_apply_does_rows_table_included() {
+        List<String> cql = BenchSchema.statements(Variant.GSI_1_U);
+        assertThat(cql).containsExactlyElementsOf(CqlGenerator.all(BenchSchema.unversionedDefinition("bench_gsi_1_u", 1),
+                "gsi", BenchSchema.REPLICATION).stream().map(CqlGenerator.Statement::cql).toList());
+        List<String> plain = cql(Variant.GSI_1_U);
+        assertThat(count(plain, "CREATE TABLE IF NOT EXISTS bench_gsi_1_u.idx_items__rows")).isEqualTo(1);
+        assertThat(count(plain, "CREATE TABLE IF NOT EXISTS bench_gsi_1_u.idx_items_by_a_ever")).isEqualTo(1);
+        assertThat(count(plain, "CREATE TRIGGER IF NOT EXISTS gsi_index ON bench_gsi_1_u.items")).isEqualTo(1);
+        assertThat(BenchSchema.flushTargets(Variant.GSI_1_U)).containsExactly("bench_gsi_1_u", "gsi.queue", "system.batches");
+    }
+
+    @Test
+    void should_key_the_unversioned_view_by_a_with_one_row_per_base_row() {
+        assertThat(cql(Variant.MV_U)).last().isEqualTo("CREATE MATERIALIZED VIEW IF NOT EXISTS bench_mv_u.mv_items_by_a AS\n"
+                + "  SELECT key, a, value FROM bench_mv_u.items\n"
+                + "  WHERE a IS NOT NULL AND key IS NOT NULL\n"
+                + "  PRIMARY KEY ((a), key);");
+        assertThat(cql(Variant.MV)).last().isEqualTo("CREATE MATERIALIZED VIEW IF NOT EXISTS bench_mv.mv_revisions_by_a AS\n"
+                + "  SELECT key, tid, a, value FROM bench_mv.revisions\n"
+                + "  WHERE a IS NOT NULL AND key IS NOT NULL AND tid IS NOT NULL\n"
+                + "  PRIMARY KEY ((a), key, tid)\n"
+                + "  WITH CLUSTERING ORDER BY (key ASC, tid DESC);");
     }
 
     @Test
@@ -87,6 +127,11 @@ class BenchSchemaTest {
         assertThat(BenchSchema.probes(Variant.MV_3)).hasSize(4);
         assertThat(BenchSchema.probes(Variant.SAI).get(1).cql()).isEqualTo("SELECT key FROM bench_sai.revisions WHERE a = ? LIMIT 1");
         assertThat(BenchSchema.probes(Variant.LOGGED_BATCH).get(1).cql()).contains("bench_logged_batch.idx_revisions_by_a ");
+        assertThat(BenchSchema.probes(Variant.GSI_1_U)).extracting(BenchSchema.Probe::cql).containsExactly(
+                "SELECT a FROM bench_gsi_1_u.items WHERE key = ? LIMIT 1",
+                "SELECT \"_tid\" FROM bench_gsi_1_u.idx_items_by_a_ever WHERE a = ? LIMIT 1",
+                "SELECT \"_w\" FROM bench_gsi_1_u.idx_items__rows WHERE key = ?");
+        assertThat(BenchSchema.probes(Variant.MV_U).get(1).cql()).isEqualTo("SELECT key FROM bench_mv_u.mv_items_by_a WHERE a = ? LIMIT 1");
         for (Variant v : Variant.values()) {
             assertThat(BenchSchema.probes(v)).allSatisfy(p -> assertThat(p.cql()).containsOnlyOnce("?"));
         }

@@ -7,9 +7,26 @@ import org.junit.jupiter.api.Test;
 
 class VariantTest {
     @Test
-    void should_measure_the_seven_variants_by_default_in_brief_order() {
+    void should_measure_the_ten_variants_by_default_in_brief_order_when_no_list_is_given() {
         assertThat(Variant.defaults()).extracting(Variant::label)
-                .containsExactly("unindexed", "gsi-1", "gsi-3", "mv", "mv-3", "sai", "logged-batch");
+                .containsExactly("unindexed", "gsi-1", "gsi-3", "mv", "mv-3", "sai", "logged-batch", "unindexed-u", "gsi-1-u", "mv-u");
+    }
+
+    @Test
+    void should_compare_each_variant_with_the_unindexed_variant_of_its_own_table() {
+        assertThat(Variant.values()).filteredOn(Variant::unversioned)
+                .containsExactly(Variant.UNINDEXED_U, Variant.GSI_1_U, Variant.MV_U);
+        assertThat(Variant.GSI_1_U.unindexed()).isEqualTo(Variant.UNINDEXED_U);
+        assertThat(Variant.MV_U.unindexed()).isEqualTo(Variant.UNINDEXED_U);
+        assertThat(Variant.UNINDEXED_U.unindexed()).isEqualTo(Variant.UNINDEXED_U);
+        assertThat(Variant.MV.unindexed()).isEqualTo(Variant.UNINDEXED);
+        assertThat(Variant.BATCH_AS_TRIGGER.unindexed()).isEqualTo(Variant.UNINDEXED);
+    }
+
+    @Test
+    void should_count_as_indexed_by_the_trigger_only_the_variants_with_index_tables() {
+        assertThat(Variant.values()).filteredOn(Variant::indexedByTrigger)
+                .containsExactly(Variant.GSI_1, Variant.GSI_3, Variant.GSI_1_U);
     }
 
     @Test
@@ -22,7 +39,8 @@ class VariantTest {
     void should_name_the_valid_variants_when_one_is_unknown() {
         assertThatThrownBy(() -> Variant.parseList("gsi-1,gsi1"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("unknown variant 'gsi1' (variants: unindexed, gsi-1, gsi-3, mv, mv-3, sai, logged-batch, trigger-only, batch-as-trigger)");
+                .hasMessage("unknown variant 'gsi1' (variants: unindexed, gsi-1, gsi-3, mv, mv-3, sai, logged-batch, unindexed-u, gsi-1-u, mv-u,"
+                        + " trigger-only, batch-as-trigger)");
         assertThatThrownBy(() -> Variant.parseList("mv,mv")).hasMessage("variant 'mv' is listed twice");
         assertThatThrownBy(() -> Variant.parseList("mv,")).hasMessageStartingWith("empty variant name");
     }
@@ -31,6 +49,7 @@ class VariantTest {
     void should_give_each_variant_its_own_keyspace() {
         assertThat(Variant.GSI_1.keyspace()).isEqualTo("bench_gsi_1");
         assertThat(Variant.LOGGED_BATCH.keyspace()).isEqualTo("bench_logged_batch");
+        assertThat(Variant.GSI_1_U.keyspace()).isEqualTo("bench_gsi_1_u");
         assertThat(java.util.Arrays.stream(Variant.values()).map(Variant::keyspace).distinct().count())
                 .isEqualTo(Variant.values().length);
     }

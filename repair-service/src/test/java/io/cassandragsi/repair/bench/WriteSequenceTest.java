@@ -59,4 +59,37 @@ class WriteSequenceTest {
         }
         assertThat(equal).isLessThan(40); // about 10 expected
     }
+
+    @Test
+    void should_give_the_key_number_of_each_write_when_asked() {
+        WriteSequence s = new WriteSequence(3, 20_000, 1_000, 200);
+        for (long i = 0; i < 1_000; i++) {
+            assertThat(s.at(i).key()).isEqualTo(String.format("key-%06d", s.keyIndex(i)));
+        }
+    }
+
+    @Test
+    void should_count_as_overwrites_the_writes_to_keys_written_before_across_sequences() {
+        // one key: the first write creates the row, every later one overwrites it, in any sequence
+        WriteSequence.KeysWritten one = new WriteSequence.KeysWritten();
+        assertThat(one.record(new WriteSequence(1, 1, 10, 10), 5)).isEqualTo(4);
+        assertThat(one.record(new WriteSequence(2, 1, 10, 10), 3)).isEqualTo(3);
+        assertThat(new WriteSequence.KeysWritten().record(new WriteSequence(1, 1, 10, 10), 0)).isZero();
+
+        // ten keys: 25 writes overwrite at least 15 times; the next sequence's writes hit the same key numbers
+        WriteSequence.KeysWritten ten = new WriteSequence.KeysWritten();
+        WriteSequence first = new WriteSequence(1, 10, 1_000, 10);
+        WriteSequence second = new WriteSequence(2, 10, 1_000, 10);
+        Set<Integer> seen = new HashSet<>();
+        long expectedFirst = 0;
+        for (long i = 0; i < 25; i++) {
+            expectedFirst += seen.add(first.keyIndex(i)) ? 0 : 1;
+        }
+        long expectedSecond = 0;
+        for (long i = 0; i < 100; i++) {
+            expectedSecond += seen.add(second.keyIndex(i)) ? 0 : 1;
+        }
+        assertThat(ten.record(first, 25)).isEqualTo(expectedFirst).isGreaterThanOrEqualTo(15);
+        assertThat(ten.record(second, 100)).isEqualTo(expectedSecond).isGreaterThanOrEqualTo(90);
+    }
 }
