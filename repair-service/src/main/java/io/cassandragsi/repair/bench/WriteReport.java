@@ -15,29 +15,44 @@ import java.util.OptionalDouble;
 
 /**
  * The summary of a write benchmark: per variant, the mean writes/s over the measured rounds, the
- * ratio to {@code unindexed} paired by round (each round's ratio, then their geometric mean), and
- * node CPU per write (all CPU over all writes of the measured rounds). Pure: formats the table and
- * {@code write.json} from {@link PhaseResult}s.
+ * ratio to the unindexed variant on the same table ({@code unindexed}, or {@code unindexed-u} for
+ * the {@code -u} variants) paired by round (each round's ratio, then their geometric mean), and
+ * node CPU per write (all CPU over all writes of the measured rounds); then the design's targets and
+ * the unversioned table's comparisons. Pure: formats the table and {@code write.json} from
+ * {@link PhaseResult}s.
  */
 final class WriteReport {
     private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    /** The design's targets (DESIGN.md, bench brief): numerator, denominator, minimum ratio. */
-    record Target(Variant variant, Variant over, double minimum) {
+    /** Writes/s of one variant over another's, paired by round. */
+    record Comparison(Variant variant, Variant over) {
         String label() {
             return variant.label() + " / " + over.label();
         }
     }
 
+    /** The design's targets (DESIGN.md, bench brief): numerator over denominator, minimum ratio. */
+    record Target(Comparison comparison, double minimum) {}
+
     static final List<Target> TARGETS = List.of(
-            new Target(Variant.GSI_1, Variant.MV, 1.0),
-            new Target(Variant.GSI_3, Variant.MV_3, 1.5));
+            new Target(new Comparison(Variant.GSI_1, Variant.MV), 1.0),
+            new Target(new Comparison(Variant.GSI_3, Variant.MV_3), 1.5));
+
+    /**
+     * Ratios printed without a target (issue 12): gsi-1-u against its unindexed table and its view,
+     * then what the unversioned table costs against the versioned one, indexed and not.
+     */
+    static final List<Comparison> COMPARISONS = List.of(
+            new Comparison(Variant.GSI_1_U, Variant.UNINDEXED_U),
+            new Comparison(Variant.GSI_1_U, Variant.MV_U),
+            new Comparison(Variant.GSI_1_U, Variant.GSI_1),
+            new Comparison(Variant.UNINDEXED_U, Variant.UNINDEXED));
 
     /**
      * One variant over the measured rounds.
      *
-     * @param ratio geometric mean over rounds of writes/s divided by unindexed's in the same round;
-     *     empty when unindexed was not measured
+     * @param ratio geometric mean over rounds of writes/s divided by that of {@link Variant#unindexed()}
+     *     in the same round; empty when that was not measured
      */
     record Summary(
             Variant variant,
@@ -92,7 +107,7 @@ final class WriteReport {
         long writes = phases.stream().mapToLong(PhaseResult::writes).sum();
         long errors = phases.stream().mapToLong(PhaseResult::errors).sum();
         double wps = phases.stream().mapToDouble(PhaseResult::writesPerSecond).average().orElse(0);
-        List<Double> ratios = roundRatios(v, Variant.UNINDEXED);
+        List<Double> ratios = roundRatios(v, v.unindexed());
         double node = phases.stream().mapToLong(PhaseResult::nodeCpuNanos).sum();
         double flush = phases.stream().mapToLong(PhaseResult::flushNodeCpuNanos).sum();
         double client = phases.stream().mapToLong(PhaseResult::clientCpuNanos).sum();
@@ -121,6 +136,10 @@ final class WriteReport {
         return geometricMean(roundRatios(v, over));
     }
 
+    OptionalDouble pairedRatio(Comparison c) {
+        return pairedRatio(c.variant(), c.over());
+    }
+
     private Optional<PhaseResult> phase(Variant v, int round) {
         return measured.stream().filter(p -> p.variant() == v && p.round() == round).findFirst();
     }
@@ -145,7 +164,7 @@ final class WriteReport {
 
     // --- the printed table ---------------------------------------------------------------------
 
-    /** The table printed at the end: one line per variant, then the design targets. */
+    /** The table printed at the end: one line per variant, then the design targets and the comparisons. */
     String table() {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "%-16s %10s %7s %13s %10s %11s %11s %8s%n",
@@ -162,19 +181,41 @@ final class WriteReport {
                     fixed(s.clientCpuUsPerWrite(), 1),
                     s.errors()));
         }
+        if (variants.stream().anyMatch(Variant::unversioned)) {
+            sb.append("(ratio: to unindexed in the same round; for the -u variants to unindexed-u)").append(System.lineSeparator());
+        }
         for (String line : targetLines()) {
             sb.append(line).append(System.lineSeparator());
         }
+        for (String line : comparisonLines()) {
+            sb.append(line).append(System.lineSeparator());
+        }
         return sb.toString();
+    }
+
+    /** One line per comparison whose two variants were both measured, with the range over rounds. */
+    List<String> comparisonLines() {
+        List<String> out = new ArrayList<>();
+        for (Comparison c : COMPARISONS) {
+            List<Double> rounds = roundRatios(c.variant(), c.over());
+            OptionalDouble r = geometricMean(rounds);
+            if (r.isPresent()) {
+                String range = rounds.size() < 2 ? "" : String.format(Locale.ROOT, " (rounds %.2f-%.2f)",
+                        rounds.stream().mapToDouble(Double::doubleValue).min().orElseThrow(),
+                        rounds.stream().mapToDouble(Double::doubleValue).max().orElseThrow());
+                out.add(String.format(Locale.ROOT, "%s = %.2f%s", c.label(), r.getAsDouble(), range));
+            }
+        }
+        return out;
     }
 
     /** One line per design target whose two variants were both measured. */
     List<String> targetLines() {
         List<String> out = new ArrayList<>();
         for (Target t : TARGETS) {
-            OptionalDouble r = pairedRatio(t.variant(), t.over());
+            OptionalDouble r = pairedRatio(t.comparison());
             if (r.isPresent()) {
-                out.add(String.format(Locale.ROOT, "%s = %.2f (target >= %.1f: %s)", t.label(), r.getAsDouble(), t.minimum(),
+                out.add(String.format(Locale.ROOT, "%s = %.2f (target >= %.1f: %s)", t.comparison().label(), r.getAsDouble(), t.minimum(),
                         r.getAsDouble() >= t.minimum() ? "met" : "NOT met"));
             }
         }
@@ -208,8 +249,9 @@ final class WriteReport {
     // --- write.json ----------------------------------------------------------------------------
 
     /**
-     * {@code {"variants":[{"name", "writes_per_s", "ratio", "cpu_us_per_write", ...}], "targets":
-     * [...], "config": {...}, "phases": [...]}}; numbers are rounded, unknown values are null.
+     * {@code {"variants":[{"name", "writes_per_s", "ratio", "ratio_to", "cpu_us_per_write", ...}],
+     * "targets": [...], "ratios": [...], "config": {...}, "phases": [...]}}; numbers are rounded,
+     * unknown values are null.
      */
     ObjectNode json() {
         ObjectNode root = MAPPER.createObjectNode();
@@ -219,6 +261,7 @@ final class WriteReport {
             n.put("name", s.variant().label());
             put(n, "writes_per_s", s.writesPerSecond(), 1);
             put(n, "ratio", s.ratio(), 3);
+            n.put("ratio_to", s.variant().unindexed().label());
             put(n, "cpu_us_per_write", s.nodeCpuUsPerWrite(), 1);
             put(n, "ratio_min", s.ratioMin(), 3);
             put(n, "ratio_max", s.ratioMax(), 3);
@@ -231,13 +274,24 @@ final class WriteReport {
         }
         ArrayNode targets = root.putArray("targets");
         for (Target t : TARGETS) {
-            OptionalDouble r = pairedRatio(t.variant(), t.over());
+            OptionalDouble r = pairedRatio(t.comparison());
             if (r.isPresent()) {
                 ObjectNode n = targets.addObject();
-                n.put("name", t.label());
+                n.put("name", t.comparison().label());
                 put(n, "ratio", r, 3);
                 n.put("minimum", t.minimum());
                 n.put("met", r.getAsDouble() >= t.minimum());
+            }
+        }
+        ArrayNode ratios = root.putArray("ratios");
+        for (Comparison c : COMPARISONS) {
+            List<Double> rounds = roundRatios(c.variant(), c.over());
+            if (!rounds.isEmpty()) {
+                ObjectNode n = ratios.addObject();
+                n.put("name", c.label());
+                put(n, "ratio", geometricMean(rounds), 3);
+                put(n, "ratio_min", rounds.stream().mapToDouble(Double::doubleValue).min(), 3);
+                put(n, "ratio_max", rounds.stream().mapToDouble(Double::doubleValue).max(), 3);
             }
         }
         root.set("config", MAPPER.valueToTree(config));

@@ -144,6 +144,64 @@ class WriteReportTest {
         assertThat(WriteReport.progressLine(phase(Variant.MV, 2, 4_000, 60), 3)).startsWith("round 2/3 mv ");
     }
 
+    /** Both tables, one round: unindexed 10,000, gsi-1 5,000; unindexed-u 12,000, gsi-1-u 4,000, mv-u 5,000. */
+    private static WriteReport withUnversioned() {
+        List<PhaseResult> phases = List.of(
+                phase(Variant.UNINDEXED, 1, 10_000, 30),
+                phase(Variant.GSI_1, 1, 5_000, 70),
+                phase(Variant.UNINDEXED_U, 1, 12_000, 25),
+                phase(Variant.GSI_1_U, 1, 4_000, 90),
+                phase(Variant.MV_U, 1, 5_000, 80));
+        return WriteReport.of(List.of(Variant.UNINDEXED, Variant.GSI_1, Variant.UNINDEXED_U, Variant.GSI_1_U, Variant.MV_U),
+                phases, config());
+    }
+
+    @Test
+    void should_take_the_ratio_of_u_variants_to_unindexed_u_when_both_tables_are_measured() {
+        WriteReport report = withUnversioned();
+        assertThat(report.summary(Variant.GSI_1_U).orElseThrow().ratio().getAsDouble()).isCloseTo(4_000.0 / 12_000, within(1e-9));
+        assertThat(report.summary(Variant.MV_U).orElseThrow().ratio().getAsDouble()).isCloseTo(5_000.0 / 12_000, within(1e-9));
+        assertThat(report.summary(Variant.UNINDEXED_U).orElseThrow().ratio().getAsDouble()).isEqualTo(1.0);
+        assertThat(report.summary(Variant.GSI_1).orElseThrow().ratio().getAsDouble()).isCloseTo(0.5, within(1e-9));
+    }
+
+    @Test
+    void should_print_the_unversioned_comparisons_after_the_table_when_u_variants_are_measured() {
+        String[] lines = withUnversioned().table().split("\\R");
+        assertThat(lines).hasSize(11);
+        assertThat(lines[4]).startsWith("gsi-1-u").contains("4,000", "0.333", "90.0");
+        assertThat(lines[6]).isEqualTo("(ratio: to unindexed in the same round; for the -u variants to unindexed-u)");
+        assertThat(lines).endsWith(
+                "gsi-1-u / unindexed-u = 0.33",
+                "gsi-1-u / mv-u = 0.80",
+                "gsi-1-u / gsi-1 = 0.80",
+                "unindexed-u / unindexed = 1.20");
+        assertThat(twoRounds().comparisonLines()).isEmpty();
+    }
+
+    @Test
+    void should_write_the_comparisons_and_each_ratio_s_denominator_to_json_when_u_variants_are_measured() throws Exception {
+        JsonNode json = new ObjectMapper().readTree(withUnversioned().jsonText());
+        assertThat(json.at("/variants/3/name").asText()).isEqualTo("gsi-1-u");
+        assertThat(json.at("/variants/3/ratio_to").asText()).isEqualTo("unindexed-u");
+        assertThat(json.at("/variants/1/ratio_to").asText()).isEqualTo("unindexed");
+        assertThat(json.path("ratios")).hasSize(4);
+        assertThat(json.at("/ratios/1/name").asText()).isEqualTo("gsi-1-u / mv-u");
+        assertThat(json.at("/ratios/1/ratio").asDouble()).isEqualTo(0.8);
+        assertThat(json.at("/ratios/0/ratio").asDouble()).isEqualTo(0.333);
+        assertThat(json.at("/ratios/0/ratio_min").asDouble()).isEqualTo(0.333);
+    }
+
+    @Test
+    void should_give_the_range_over_rounds_of_a_comparison_when_there_are_several() {
+        List<PhaseResult> phases = List.of(
+                phase(Variant.GSI_1_U, 1, 4_000, 90), phase(Variant.MV_U, 1, 5_000, 80),
+                phase(Variant.GSI_1_U, 2, 6_000, 90), phase(Variant.MV_U, 2, 5_000, 80));
+        WriteReport report = WriteReport.of(List.of(Variant.GSI_1_U, Variant.MV_U), phases, config());
+        assertThat(report.comparisonLines()).containsExactly(String.format(java.util.Locale.ROOT,
+                "gsi-1-u / mv-u = %.2f (rounds 0.80-1.20)", Math.sqrt(0.8 * 1.2)));
+    }
+
     @Test
     void should_take_the_geometric_mean_of_nothing_as_empty() {
         assertThat(WriteReport.geometricMean(List.of())).isEmpty();
