@@ -107,6 +107,13 @@ final class BenchSchema {
                                 + "  PRIMARY KEY ((a), key)\n);");
                         out.add(QueueLayout.createTable(ks, QueueLayout.Settings.defaults()));
                     }
+                    case ROWS_TABLE_U -> out.add(RowsLayout.createTable(def));
+                    case BATCH_AS_TRIGGER_U -> {
+                        TableDef indexed = definition(variant, 1);
+                        out.add(RowsLayout.createTable(indexed));
+                        indexed.indexes().values().forEach(index -> out.add(CqlGenerator.createIndexTable(indexed, index)));
+                        out.add(QueueLayout.createTable(ks, QueueLayout.Settings.defaults()));
+                    }
                     default -> {
                         // UNINDEXED, UNINDEXED_U: the base table alone
                     }
@@ -172,9 +179,13 @@ final class BenchSchema {
                             + " WHERE " + attr + " = ? LIMIT 1", attr));
                 }
                 if (variant.unversioned()) {
-                    out.add(new Probe("SELECT \"" + RowsLayout.WRITTEN + "\" FROM " + ks + "." + RowsLayout.tableName(table)
-                            + " WHERE key = ?", "key"));
+                    out.add(rowsProbe(variant));
                 }
+            }
+            case ROWS_TABLE_U -> out.add(rowsProbe(variant));
+            case BATCH_AS_TRIGGER_U -> {
+                out.add(new Probe("SELECT \"_tid\" FROM " + ks + "." + Index.tableName(table, "by_a") + " WHERE a = ? LIMIT 1", "a"));
+                out.add(rowsProbe(variant));
             }
             case MV, MV_U -> out.add(new Probe("SELECT key FROM " + ks + ".mv_" + table + "_by_a WHERE a = ? LIMIT 1", "a"));
             case MV_3 -> INDEXED.forEach(attr -> out.add(
@@ -189,12 +200,40 @@ final class BenchSchema {
         return out;
     }
 
+    private static Probe rowsProbe(Variant variant) {
+        return new Probe("SELECT \"" + RowsLayout.WRITTEN + "\" FROM " + variant.keyspace() + "." + RowsLayout.tableName(table(variant))
+                + " WHERE key = ?", "key");
+    }
+
     /** The base write, the same for every variant of a table; on the unversioned table it overwrites the row of its key. */
     static String insertBase(Variant variant) {
         if (variant.unversioned()) {
             return "INSERT INTO " + variant.keyspace() + "." + UNVERSIONED_TABLE + " (key, a, b, c, value) VALUES (?, ?, ?, ?, ?)";
         }
         return "INSERT INTO " + variant.keyspace() + "." + TABLE + " (key, tid, a, b, c, value) VALUES (?, ?, ?, ?, ?, ?)";
+    }
+
+    /** The base write at a given timestamp (last marker), for the unversioned profiling aids. */
+    static String insertBaseAt(Variant variant) {
+        return insertBase(variant) + " USING TIMESTAMP ?";
+    }
+
+    /**
+     * The rows-table row gsi-1-u's trigger writes, for the unversioned profiling aids: markers for
+     * the timestamp, the entry key to add to {@code _keys}, {@code _w} and the base key.
+     */
+    static String updateRows(Variant variant) {
+        return "UPDATE " + variant.keyspace() + "." + RowsLayout.tableName(UNVERSIONED_TABLE) + " USING TIMESTAMP ? SET \""
+                + RowsLayout.KEYS + "\" = \"" + RowsLayout.KEYS + "\" + ?, \"" + RowsLayout.WRITTEN + "\" = ? WHERE key = ?";
+    }
+
+    /**
+     * The entry gsi-1-u's trigger writes, for {@link Variant#BATCH_AS_TRIGGER_U}: its cells (no row
+     * marker, so an UPDATE) at the given timestamp; markers for it, value, {@code _tid}, a and key.
+     */
+    static String updateEntry(Variant variant) {
+        return "UPDATE " + variant.keyspace() + "." + Index.tableName(UNVERSIONED_TABLE, "by_a")
+                + " USING TIMESTAMP ? SET value = ?, \"_tid\" = ? WHERE a = ? AND key = ?";
     }
 
     /** The index row the client writes in the {@link Variant#LOGGED_BATCH} variant. */

@@ -83,7 +83,9 @@ public final class BenchWriteCommand implements Callable<Integer> {
             description = "Comma-separated variants in the order of a round (default: unindexed,gsi-1,gsi-3,mv,mv-3,sai,logged-batch,"
                     + "unindexed-u,gsi-1-u,mv-u;"
                     + " also the profiling aids trigger-only, the trigger installed on a table without index tables, and"
-                    + " batch-as-trigger, a client logged batch of exactly the mutations gsi-1's trigger adds).")
+                    + " batch-as-trigger, a client logged batch of exactly the mutations gsi-1's trigger adds; on the unversioned"
+                    + " table rows-table-u, the base row and gsi-1-u's rows-table row in one mutation, and batch-as-trigger-u, a"
+                    + " client logged batch of what gsi-1-u's trigger adds).")
     String variants;
 
     @Option(names = "--settle-seconds", paramLabel = "S",

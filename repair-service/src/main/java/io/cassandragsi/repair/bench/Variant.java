@@ -38,7 +38,24 @@ enum Variant {
      * trigger. gsi-1 minus this is the price of the trigger itself; this minus logged-batch is the
      * price of the marker.
      */
-    BATCH_AS_TRIGGER("batch-as-trigger", false, "client-side LOGGED batch of the 3 mutations gsi-1's batch holds (profiling aid)");
+    BATCH_AS_TRIGGER("batch-as-trigger", false, "client-side LOGGED batch of the 3 mutations gsi-1's batch holds (profiling aid)"),
+    /**
+     * A profiling aid on the unversioned table, not in the default set: the client writes the base
+     * row and the row gsi-1-u's trigger adds to the rows table ({@code _keys} element and {@code _w}
+     * at the write's timestamp) in one single-partition UNLOGGED batch, which Cassandra applies as
+     * one mutation, as the trigger's rows-table row joins the base write's. This minus unindexed-u
+     * is the price of the rows table on the write path.
+     */
+    ROWS_TABLE_U("rows-table-u", false, "unversioned table: base row + rows-table row in one mutation, no trigger (profiling aid)"),
+    /**
+     * A profiling aid on the unversioned table, not in the default set: one client LOGGED batch of
+     * what gsi-1-u's trigger adds (the rows-table row, the entry's cells at the base's timestamp
+     * x10 and a marker in a queue-shaped table) without a trigger. gsi-1-u minus this is the price
+     * of the trigger itself; this minus rows-table-u is the price of the entry, the marker and the
+     * batchlog.
+     */
+    BATCH_AS_TRIGGER_U("batch-as-trigger-u", false,
+            "unversioned table: client LOGGED batch of base row, rows-table row, entry cells and marker (profiling aid)");
 
     private final String label;
     private final boolean byDefault;

@@ -7,6 +7,7 @@ import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import com.datastax.oss.driver.api.core.uuid.Uuids;
 import io.cassandragsi.index.Composite;
+import io.cassandragsi.index.RowReconcile;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.repair.cli.CommandFailedException;
 import io.cassandragsi.schema.QueueLayout;
@@ -14,6 +15,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +45,9 @@ final class WriteLoad {
      * variant. On the unversioned table the tid is not written: the write overwrites the key's row.
      */
     Writer writer(Variant variant) {
+        if (variant == Variant.ROWS_TABLE_U || variant == Variant.BATCH_AS_TRIGGER_U) {
+            return unversionedAidWriter(variant);
+        }
         PreparedStatement base = session.prepare(BenchSchema.insertBase(variant));
         if (variant.unversioned()) {
             return (w, tid) -> base.bind(w.key(), w.a(), w.b(), w.c(), w.value());
@@ -73,6 +78,54 @@ final class WriteLoad {
                     marker.bind(shard, queue.bucketOf(System.currentTimeMillis()), Uuids.timeBased(), variant.keyspace(),
                             BenchSchema.TABLE, pk, Composite.encode(List.of()), tid, tid, 0));
         };
+    }
+
+    /**
+     * The unversioned profiling aids: the base row and the rows-table row at the write's timestamp w
+     * (taken from the tid, so microseconds that increase like the driver's), in one single-partition
+     * UNLOGGED batch (one mutation) for rows-table-u; for batch-as-trigger-u in one LOGGED batch with
+     * the entry's cells at TS w x10 and a marker, as gsi-1-u's trigger writes them.
+     */
+    private Writer unversionedAidWriter(Variant variant) {
+        PreparedStatement base = session.prepare(BenchSchema.insertBaseAt(variant));
+        PreparedStatement rows = session.prepare(BenchSchema.updateRows(variant));
+        if (variant == Variant.ROWS_TABLE_U) {
+            return (w, tid) -> {
+                long micros = micros(tid);
+                return BatchStatement.newInstance(BatchType.UNLOGGED,
+                        base.bind(w.key(), w.a(), w.b(), w.c(), w.value(), micros),
+                        rows.bind(micros, Set.of(entryKey(w)), micros, w.key()));
+            };
+        }
+        PreparedStatement entry = session.prepare(BenchSchema.updateEntry(variant));
+        PreparedStatement marker = session.prepare(BenchSchema.insertMarker(variant));
+        QueueLayout.Settings queue = QueueLayout.Settings.defaults();
+        return (w, tid) -> {
+            long micros = micros(tid);
+            ByteBuffer version = RowReconcile.tidOfMicros(micros);
+            ByteBuffer pk = ByteBuffer.wrap(w.key().getBytes(StandardCharsets.UTF_8));
+            int shard = QueueLayout.shardOf(variant.keyspace(), BenchSchema.UNVERSIONED_TABLE, pk, queue.shards());
+            return BatchStatement.newInstance(BatchType.LOGGED,
+                    base.bind(w.key(), w.a(), w.b(), w.c(), w.value(), micros),
+                    rows.bind(micros, Set.of(entryKey(w)), micros, w.key()),
+                    entry.bind(RowReconcile.ticksOfMicros(micros), w.value(), version, w.a(), w.key()),
+                    marker.bind(shard, queue.bucketOf(System.currentTimeMillis()), Uuids.timeBased(), variant.keyspace(),
+                            BenchSchema.UNVERSIONED_TABLE, pk, Composite.encode(List.of()), version, version, 0));
+        };
+    }
+
+    /** The write timestamp in µs of a time-based UUID. */
+    private static long micros(UUID tid) {
+        return Uuids.unixTimestamp(tid) * 1000 + (tid.timestamp() % 10_000) / 10;
+    }
+
+    /** An element of the rows table's {@code _keys} like the trigger's: index name and entry key (a, key). */
+    private static ByteBuffer entryKey(WriteSequence.Write w) {
+        return Composite.encode(List.of(utf8("by_a"), Composite.encode(List.of(utf8(w.a()), utf8(w.key())))));
+    }
+
+    private static ByteBuffer utf8(String s) {
+        return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
     }
 
     /**

@@ -112,6 +112,30 @@ class BenchSchemaTest {
         assertThat(BenchSchema.flushTargets(Variant.BATCH_AS_TRIGGER)).containsExactly("bench_batch_as_trigger", "system.batches");
     }
 
+    /** The statement of {@code v} that creates {@code table}, with the keyspace's name replaced by KS. */
+    private static String creating(Variant v, String table) {
+        return cql(v).stream().filter(s -> s.startsWith("CREATE TABLE IF NOT EXISTS " + v.keyspace() + "." + table + " ("))
+                .findFirst().orElseThrow().replace(v.keyspace(), "KS");
+    }
+
+    @Test
+    void should_create_gsi_1_u_s_rows_and_index_tables_without_a_trigger_for_the_unversioned_aids() {
+        for (String table : List.of("idx_items__rows", "idx_items_by_a_ever")) {
+            assertThat(creating(Variant.BATCH_AS_TRIGGER_U, table)).as(table).isEqualTo(creating(Variant.GSI_1_U, table));
+        }
+        assertThat(creating(Variant.ROWS_TABLE_U, "idx_items__rows")).isEqualTo(creating(Variant.GSI_1_U, "idx_items__rows"));
+        assertThat(cql(Variant.ROWS_TABLE_U)).hasSize(3);
+        assertThat(cql(Variant.BATCH_AS_TRIGGER_U)).noneMatch(s -> s.contains("CREATE TRIGGER"))
+                .last().asString().startsWith("CREATE TABLE IF NOT EXISTS bench_batch_as_trigger_u.queue (");
+        assertThat(BenchSchema.updateRows(Variant.ROWS_TABLE_U)).isEqualTo("UPDATE bench_rows_table_u.idx_items__rows USING TIMESTAMP ?"
+                + " SET \"_keys\" = \"_keys\" + ?, \"_w\" = ? WHERE key = ?");
+        assertThat(BenchSchema.updateEntry(Variant.BATCH_AS_TRIGGER_U)).isEqualTo("UPDATE bench_batch_as_trigger_u.idx_items_by_a_ever"
+                + " USING TIMESTAMP ? SET value = ?, \"_tid\" = ? WHERE a = ? AND key = ?");
+        assertThat(BenchSchema.insertBaseAt(Variant.ROWS_TABLE_U)).endsWith("VALUES (?, ?, ?, ?, ?) USING TIMESTAMP ?");
+        assertThat(BenchSchema.probes(Variant.BATCH_AS_TRIGGER_U)).extracting(BenchSchema.Probe::column).containsExactly("key", "a", "key");
+        assertThat(BenchSchema.probes(Variant.ROWS_TABLE_U).get(1).cql()).contains("bench_rows_table_u.idx_items__rows");
+    }
+
     @Test
     void should_flush_the_queue_only_after_trigger_variants() {
         assertThat(BenchSchema.flushTargets(Variant.GSI_3)).containsExactly("bench_gsi_3", "gsi.queue", "system.batches");

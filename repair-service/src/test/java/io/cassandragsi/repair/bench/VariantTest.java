@@ -15,12 +15,13 @@ class VariantTest {
     @Test
     void should_compare_each_variant_with_the_unindexed_variant_of_its_own_table() {
         assertThat(Variant.values()).filteredOn(Variant::unversioned)
-                .containsExactly(Variant.UNINDEXED_U, Variant.GSI_1_U, Variant.MV_U);
+                .containsExactly(Variant.UNINDEXED_U, Variant.GSI_1_U, Variant.MV_U, Variant.ROWS_TABLE_U, Variant.BATCH_AS_TRIGGER_U);
         assertThat(Variant.GSI_1_U.unindexed()).isEqualTo(Variant.UNINDEXED_U);
         assertThat(Variant.MV_U.unindexed()).isEqualTo(Variant.UNINDEXED_U);
         assertThat(Variant.UNINDEXED_U.unindexed()).isEqualTo(Variant.UNINDEXED_U);
         assertThat(Variant.MV.unindexed()).isEqualTo(Variant.UNINDEXED);
         assertThat(Variant.BATCH_AS_TRIGGER.unindexed()).isEqualTo(Variant.UNINDEXED);
+        assertThat(Variant.BATCH_AS_TRIGGER_U.unindexed()).isEqualTo(Variant.UNINDEXED_U);
     }
 
     @Test
@@ -40,7 +41,7 @@ class VariantTest {
         assertThatThrownBy(() -> Variant.parseList("gsi-1,gsi1"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("unknown variant 'gsi1' (variants: unindexed, gsi-1, gsi-3, mv, mv-3, sai, logged-batch, unindexed-u, gsi-1-u, mv-u,"
-                        + " trigger-only, batch-as-trigger)");
+                        + " trigger-only, batch-as-trigger, rows-table-u, batch-as-trigger-u)");
         assertThatThrownBy(() -> Variant.parseList("mv,mv")).hasMessage("variant 'mv' is listed twice");
         assertThatThrownBy(() -> Variant.parseList("mv,")).hasMessageStartingWith("empty variant name");
     }
