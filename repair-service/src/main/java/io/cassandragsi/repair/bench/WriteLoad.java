@@ -102,7 +102,8 @@ final class WriteLoad {
         QueueLayout.Settings queue = QueueLayout.Settings.defaults();
         return (w, tid) -> {
             long micros = micros(tid);
-            ByteBuffer version = RowReconcile.tidOfMicros(micros);
+            ByteBuffer tidBytes = RowReconcile.tidOfMicros(micros);
+            UUID version = new UUID(tidBytes.getLong(tidBytes.position()), tidBytes.getLong(tidBytes.position() + 8));
             ByteBuffer pk = ByteBuffer.wrap(w.key().getBytes(StandardCharsets.UTF_8));
             int shard = QueueLayout.shardOf(variant.keyspace(), BenchSchema.UNVERSIONED_TABLE, pk, queue.shards());
             return BatchStatement.newInstance(BatchType.LOGGED,
