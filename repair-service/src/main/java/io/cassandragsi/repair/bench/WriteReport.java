@@ -167,10 +167,10 @@ final class WriteReport {
     /** The table printed at the end: one line per variant, then the design targets and the comparisons. */
     String table() {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%-16s %10s %7s %13s %10s %11s %11s %8s%n",
+        sb.append(String.format(Locale.ROOT, "%-18s %10s %7s %13s %10s %11s %11s %8s%n",
                 "variant", "writes/s", "ratio", "ratio range", "node us/w", "+flush us/w", "client us/w", "errors"));
         for (Summary s : summaries) {
-            sb.append(String.format(Locale.ROOT, "%-16s %10s %7s %13s %10s %11s %11s %8d%n",
+            sb.append(String.format(Locale.ROOT, "%-18s %10s %7s %13s %10s %11s %11s %8d%n",
                     s.variant().label(),
                     String.format(Locale.ROOT, "%,.0f", s.writesPerSecond()),
                     fixed(s.ratio(), 3),
@@ -226,7 +226,7 @@ final class WriteReport {
     static String progressLine(PhaseResult p, int rounds) {
         String round = p.warmup() ? "warm-up  " : String.format(Locale.ROOT, "round %d/%d", p.round(), rounds);
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
-                "%s %-16s %9s writes/s  node %6s us/w  flush+settle %4.1f s  other load %s cores",
+                "%s %-18s %9s writes/s  node %6s us/w  flush+settle %4.1f s  other load %s cores",
                 round, p.variant().label(), String.format(Locale.ROOT, "%,.0f", p.writesPerSecond()),
                 fixed(p.nodeCpuUsPerWrite(), 1), p.flushSeconds(), fixed(p.otherBusyCores(), 2)));
         if (!p.settled()) {
