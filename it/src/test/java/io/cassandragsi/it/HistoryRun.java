@@ -170,7 +170,11 @@ final class HistoryRun {
             if (!e.getValue().tid().equals(r.getUuid(n))) {
                 wrongTid++;
             }
-            switch (oracle.judgeDeleted(index, e.getKey(), e.getValue(), r.getUuid(n + 1))) {
+            java.util.UUID deleted = r.getUuid(n + 1);
+            if (deleted != null && r.getUuid(n) != null && io.cassandragsi.index.Tids.compare(deleted, r.getUuid(n)) <= 0) {
+                deleted = null; // a mark not later than _tid: the entry matches again (DESIGN.md section 3)
+            }
+            switch (oracle.judgeDeleted(index, e.getKey(), e.getValue(), deleted)) {
                 case WRONG -> wrongDeleted++;
                 case LATER_NON_MATCHING_VERSION -> later++;
                 default -> { }

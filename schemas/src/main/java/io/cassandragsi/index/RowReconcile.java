@@ -53,11 +53,18 @@ public final class RowReconcile {
     /**
      * An entry as the index holds it: {@code tid} null when it has none (expired, or never
      * written), {@code deleted} null when never marked; per projection the value and its write
-     * timestamp (TS), or null and {@link Long#MIN_VALUE}.
+     * timestamp (TS), or null and {@link Long#MIN_VALUE}; likewise the write timestamps of {@code _tid}
+     * and {@code _deleted}.
      */
-    public record EntryState(ByteBuffer tid, ByteBuffer deleted, ByteBuffer[] proj, long[] projTimestamp) {
+    public record EntryState(ByteBuffer tid, ByteBuffer deleted, ByteBuffer[] proj, long[] projTimestamp, long tidTimestamp,
+            long deletedTimestamp) {
+        /** An entry whose {@code _tid} and {@code _deleted} write timestamps are not known (not needed). */
+        public EntryState(ByteBuffer tid, ByteBuffer deleted, ByteBuffer[] proj, long[] projTimestamp) {
+            this(tid, deleted, proj, projTimestamp, Long.MIN_VALUE, Long.MIN_VALUE);
+        }
+
         public boolean matches() {
-            return tid != null && (deleted == null || ticks(deleted) <= ticks(tid));
+            return tid != null && (deleted == null || Tids.compare(Tids.uuid(deleted), Tids.uuid(tid)) <= 0);
         }
     }
 

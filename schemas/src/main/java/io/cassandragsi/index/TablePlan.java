@@ -166,7 +166,7 @@ public final class TablePlan {
         long timestamp();
     }
 
-    /** Entry matches at version {@code tid}: {@code _tid = tid, _deleted = null} plus projections, at TS(tid). */
+    /** Entry matches at version {@code tid}: {@code _tid = tid} plus projections, at TS(tid) ({@code _deleted} is left alone). */
     public record Upsert(Entry entry, ByteBuffer tid, long timestamp) implements IndexWrite {
         @Override
         public IndexPlan index() {
@@ -186,7 +186,8 @@ public final class TablePlan {
      * An entry of an unversioned table as the base row has it now ({@link RowReconcile}): {@code
      * _tid} at its own TS with the TTL of the first key cell to expire (0: none), and each
      * projection that needs a write (null: leave it alone) at its own TS and TTL. No row marker:
-     * the entry lives as long as its {@code _tid}.
+     * the entry lives as long as its {@code _tid}. Also a versioned entry's correction ({@link
+     * VersionRecompute}), where {@code tid} may be null (leave {@code _tid} alone).
      */
     public record Reconciled(IndexPlan index, List<ByteBuffer> key, ByteBuffer tid, long timestamp, int ttl, ProjCell[] proj)
             implements IndexWrite {}

@@ -41,7 +41,7 @@ public final class CqlGenerator {
         out.add(new Statement("work queue", QueueLayout.createTable(projectKeyspace, QueueLayout.Settings.defaults())));
         out.add(new Statement("keyspace " + def.keyspace(), createKeyspace(def.keyspace(), replication)));
         out.add(new Statement("base table " + def.qualifiedName(), createBaseTable(def)));
-        if (!def.versioned() && !def.indexes().isEmpty()) {
+        if (RowsLayout.needed(def)) {
             out.add(new Statement("rows table", RowsLayout.createTable(def)));
         }
         for (Index index : def.indexes().values()) {

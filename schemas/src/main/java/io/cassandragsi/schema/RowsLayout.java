@@ -5,18 +5,19 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * The rows table of an unversioned base table (DESIGN.md section 2: "any versions we keep live on
- * our side"): {@code idx_<table>__rows} in the base keyspace, with the base table's primary key.
- * The base keeps only the current state of a row, so this table keeps what the repair service
- * cannot read from it:
+ * The rows table of an indexed base table (DESIGN.md section 2: "any versions we keep live on our
+ * side"): {@code idx_<table>__rows} in the base keyspace, keyed by the base table's row key (its
+ * primary key, less the tid of a versioned table). A delete or an expiry leaves nothing to read in
+ * the base, so this table keeps what the repair service cannot read from it:
  * <ul>
  *   <li>{@value #KEYS}: every index entry key the row has had (one set element per index and entry
  *       key), so that the service can find the entries of a row that changed, was deleted or
  *       expired, and mark them deleted;
- *   <li>{@value #WRITTEN}: the write timestamp of the newest write of the row the trigger saw
- *       (last-write-wins keeps the greatest), so that the service knows when a write is visible;
- *   <li>{@value #PARTITION_WRITTEN} (static, tables with clustering columns only): the same for
- *       range and partition deletes.
+ *   <li>{@value #WRITTEN} (unversioned tables): the write timestamp of the newest write of the row
+ *       the trigger saw (last-write-wins keeps the greatest), so that the service knows when a
+ *       write is visible;
+ *   <li>{@value #PARTITION_WRITTEN} (static, when the row key has clustering columns): the same
+ *       for range and partition deletes.
  * </ul>
  * Its partition key is the base table's, so the trigger's write to it joins the base write's own
  * mutation (no extra mutation in the batch). It is written only by this project.
@@ -34,23 +35,42 @@ public final class RowsLayout {
         return "idx_" + table + "__rows";
     }
 
+    /** True when a definition needs a rows table: it has an index that keeps one entry per row across versions. */
+    public static boolean needed(TableDef def) {
+        return def.indexes().values().stream().anyMatch(i -> !i.perVersion());
+    }
+
+    /** The row key: the partition key, then the clustering columns before the tid (all of them when unversioned). */
+    public static List<Column> rowKey(TableDef def) {
+        List<Column> key = new ArrayList<>(def.partitionKey());
+        key.addAll(def.clusteringPrefix());
+        return key;
+    }
+
     public static String createTable(TableDef def) {
         List<String> lines = new ArrayList<>();
-        for (Column c : def.primaryKey()) {
+        for (Column c : rowKey(def)) {
             lines.add("  " + c.cqlName() + " " + c.type().cql());
         }
+        List<Column> clustering = def.clusteringPrefix();
         lines.add("  " + Cql.quote(KEYS) + " set<blob>");
         lines.add("  " + Cql.quote(WRITTEN) + " bigint");
-        if (!def.clustering().isEmpty()) {
+        if (!clustering.isEmpty()) {
             lines.add("  " + Cql.quote(PARTITION_WRITTEN) + " bigint static");
         }
         String pk = "(" + def.partitionKey().stream().map(Column::cqlName).collect(Collectors.joining(", ")) + ")"
-                + def.clustering().stream().map(c -> ", " + c.cqlName()).collect(Collectors.joining());
+                + clustering.stream().map(c -> ", " + c.cqlName()).collect(Collectors.joining());
         lines.add("  PRIMARY KEY (" + pk + ")");
-        String order = def.clustering().isEmpty() ? "" : " CLUSTERING ORDER BY ("
-                + def.clustering().stream().map(c -> c.cqlName() + " " + c.order().cql()).collect(Collectors.joining(", ")) + ") AND";
+        String order = clustering.isEmpty() ? "" : " CLUSTERING ORDER BY ("
+                + clustering.stream().map(c -> c.cqlName() + " " + c.order().cql()).collect(Collectors.joining(", ")) + ") AND";
         return "CREATE TABLE IF NOT EXISTS " + Cql.qualified(def.keyspace(), tableName(def.table())) + " (\n"
                 + String.join(",\n", lines) + "\n) WITH" + order + " comment = " + Cql.literal(comment(def.table())) + ";";
+    }
+
+    /** The {@value #KEYS} element of an entry key: the index name and the key, in Cassandra's composite encoding. */
+    public static java.nio.ByteBuffer element(String index, List<java.nio.ByteBuffer> entryKey) {
+        return io.cassandragsi.index.Composite.encode(List.of(java.nio.ByteBuffer.wrap(index.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                io.cassandragsi.index.Composite.encode(entryKey)));
     }
 
     public static String comment(String table) {

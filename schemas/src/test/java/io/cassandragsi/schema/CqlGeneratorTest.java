@@ -24,7 +24,7 @@ class CqlGeneratorTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"revisions", "orders"})
+    @ValueSource(strings = {"revisions", "orders", "users"})
     void should_generate_the_golden_cql_when_given_an_example(String name) throws IOException {
         TableDef def = Definitions.read(Path.of("examples", name + ".json"));
         String actual = render(def);
@@ -36,7 +36,7 @@ class CqlGeneratorTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"revisions", "orders"})
+    @ValueSource(strings = {"revisions", "orders", "users"})
     void should_read_back_the_definition_when_parsing_an_index_comment(String name) {
         TableDef def = Definitions.read(Path.of("examples", name + ".json"));
         for (Index index : def.indexes().values()) {

@@ -199,8 +199,16 @@ final class CompiledTable {
         }
         TablePlan plan = TablePlan.of(chosen, indexes);
         Rows rows = null;
+        TableMetadata rowsTable = ksm.tables.getNullable(RowsLayout.tableName(base.name));
+        if (chosen.versioned() && rowsTable != null && rowsTable.getColumn(ByteBufferUtil.bytes(RowsLayout.KEYS)) != null) {
+            rows = new Rows(rowsTable, rowsTable.getColumn(ByteBufferUtil.bytes(RowsLayout.KEYS)),
+                    rowsTable.getColumn(ByteBufferUtil.bytes(RowsLayout.WRITTEN)), rowsTable.getColumn(ByteBufferUtil.bytes(RowsLayout.PARTITION_WRITTEN)));
+        } else if (chosen.versioned()) {
+            IndexTrigger.LOG.info("gsi trigger: {}.{} has no rows table {} (made before rows tables); entries of deleted versions are"
+                    + " found from the remaining ones only until ./gsi schema apply creates it", base.keyspace, base.name, RowsLayout.tableName(base.name));
+        }
         if (!chosen.versioned() && !indexes.isEmpty()) {
-            TableMetadata r = ksm.tables.getNullable(RowsLayout.tableName(base.name));
+            TableMetadata r = rowsTable;
             if (r == null || r.getColumn(ByteBufferUtil.bytes(RowsLayout.KEYS)) == null) {
                 metrics.skippedIndexes.add(indexes.size());
                 IndexTrigger.LOG.error("gsi trigger: not maintaining the indexes of {}.{}: unversioned, and its rows table {} is missing;"
@@ -295,6 +303,7 @@ final class CompiledTable {
         boolean expiring;
         /** The newest timestamp in the row: cells, row marker, row deletion (the version of an unversioned write). */
         long newest = Long.MIN_VALUE;
+        final LivenessInfo liveness;
 
         UpdateRow(ByteBuffer[] partitionValues, Row row) {
             Clustering<?> clustering = row.clustering();
@@ -320,6 +329,7 @@ final class CompiledTable {
                 }
             }
             expiring |= row.primaryKeyLivenessInfo().isExpiring();
+            liveness = row.primaryKeyLivenessInfo();
             for (Cell<?> c : row.cells()) {
                 newest = Math.max(newest, c.timestamp());
             }
@@ -375,34 +385,71 @@ final class CompiledTable {
         return prefix;
     }
 
-    /** One index entry as a mutation: every cell at TS(tid), {@code _deleted} cleared. */
-    Mutation entryMutation(int indexPosition, TablePlan.Entry entry, ByteBuffer tid, long ts, long nowInSec) {
+    /** One index entry as a mutation: every cell at TS(tid); {@code _deleted} left alone. */
+    Mutation entryMutation(int indexPosition, TablePlan.Entry entry, ByteBuffer tid, long ts, long nowInSec, UpdateRow values) {
         Target target = targets[indexPosition];
         IndexPlan index = entry.index();
-        List<ByteBuffer> key = entry.key();
-        int ps = index.partitionSize();
-        ByteBuffer partitionKey = ps == 1 ? key.get(0) : Composite.encode(key.subList(0, ps));
-        ByteBuffer[] clustering = new ByteBuffer[key.size() - ps];
-        for (int i = 0; i < clustering.length; i++) {
-            clustering[i] = key.get(ps + i);
-        }
         Row.Builder builder = BTreeRow.unsortedBuilder();
-        builder.newRow(clustering.length == 0 ? Clustering.EMPTY : Clustering.make(clustering));
-        builder.addPrimaryKeyLivenessInfo(LivenessInfo.create(ts, nowInSec));
+        builder.newRow(clusteringOf(index, entry.key()));
+        // a version that expires takes its entry with it: the liveness and _tid expire with the
+        // first key cell (or the row marker, for a key of primary-key attributes) to expire
+        long expiresAt = Long.MAX_VALUE;
+        int ttl = 0;
+        boolean keyCells = false;
+        for (int a : index.keyAttributes()) {
+            Cell<?> c = a < 0 ? null : values.cells[a];
+            if (c != null) {
+                keyCells = true;
+                if (c.isExpiring() && c.localDeletionTime() < expiresAt) {
+                    expiresAt = c.localDeletionTime();
+                    ttl = c.ttl();
+                }
+            }
+        }
+        if (!keyCells && values.liveness.isExpiring()) {
+            expiresAt = values.liveness.localExpirationTime();
+            ttl = values.liveness.ttl();
+        }
+        boolean expiring = expiresAt != Long.MAX_VALUE;
+        builder.addPrimaryKeyLivenessInfo(expiring ? LivenessInfo.withExpirationTime(ts, ttl, expiresAt) : LivenessInfo.create(ts, nowInSec));
         ByteBuffer[] proj = entry.proj();
         boolean[] known = entry.projKnown();
+        int[] projAttrs = index.projAttributes();
         for (int i = 0; i < proj.length; i++) {
             if (known[i]) {
-                builder.addCell(proj[i] == null
-                        ? BufferCell.tombstone(target.proj()[i], ts, nowInSec)
+                Cell<?> c = values.cells[projAttrs[i]];
+                builder.addCell(proj[i] == null ? BufferCell.tombstone(target.proj()[i], ts, nowInSec)
+                        : c != null && c.isExpiring() ? new BufferCell(target.proj()[i], ts, c.ttl(), c.localDeletionTime(), proj[i], null)
                         : BufferCell.live(target.proj()[i], ts, proj[i]));
             }
         }
         if (!index.perVersion()) {
-            builder.addCell(BufferCell.live(target.tid(), ts, tid));
-            builder.addCell(BufferCell.tombstone(target.deleted(), ts, nowInSec));
+            // no _deleted: a mark not later than _tid means the entry matches (no tombstone per entry)
+            builder.addCell(expiring ? new BufferCell(target.tid(), ts, ttl, expiresAt, tid, null) : BufferCell.live(target.tid(), ts, tid));
         }
-        return new Mutation(PartitionUpdate.singleRowUpdate(target.table(), partitionKey, builder.build()));
+        return new Mutation(PartitionUpdate.singleRowUpdate(target.table(), partitionKeyOf(index, entry.key()), builder.build()));
+    }
+
+    /** The moments (seconds) at which parts of a version of this update expire: the earliest and the latest, or none. */
+    static long[] expiries(UpdateRow values) {
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        for (Cell<?> c : values.cells) {
+            if (c != null && c.isExpiring()) {
+                first = Math.min(first, c.localDeletionTime());
+                last = Math.max(last, c.localDeletionTime());
+            }
+        }
+        if (values.liveness.isExpiring()) {
+            first = Math.min(first, values.liveness.localExpirationTime());
+            last = Math.max(last, values.liveness.localExpirationTime());
+        }
+        return first == Long.MAX_VALUE ? new long[0] : first == last ? new long[] {first} : new long[] {first, last};
+    }
+
+    /** True when some index keeps one entry per row across versions and the rows table exists: record the entry keys. */
+    boolean recordsKeys() {
+        return rows != null;
     }
 
     /**
@@ -465,7 +512,7 @@ final class CompiledTable {
     }
 
     boolean unversioned() {
-        return rows != null;
+        return rows != null && !plan.versioned();
     }
 
     /** A row of the rows table: the entry keys a write gave the row, and the write's timestamp as the newest seen. */
@@ -475,8 +522,16 @@ final class CompiledTable {
         for (ByteBuffer k : entryKeys) {
             builder.addCell(BufferCell.live(rows.keys(), timestamp, ByteBufferUtil.EMPTY_BYTE_BUFFER, CellPath.create(k)));
         }
-        builder.addCell(BufferCell.live(rows.written(), timestamp, ByteBufferUtil.bytes(timestamp)));
+        if (!plan.versioned()) {
+            builder.addCell(BufferCell.live(rows.written(), timestamp, ByteBufferUtil.bytes(timestamp)));
+        }
         return builder.build();
+    }
+
+    /** The rows-table row of a versioned row (partition key and clustering prefix): the entry keys its versions gave it. */
+    Row versionedRowsRow(List<ByteBuffer> prefix, List<ByteBuffer> entryKeys, long nowInSec) {
+        return rowsRow(prefix.isEmpty() ? Clustering.EMPTY : Clustering.make(prefix.toArray(new ByteBuffer[0])), entryKeys,
+                org.apache.cassandra.utils.FBUtilities.timestampMicros(), nowInSec);
     }
 
     /** The static row that records a range or partition delete at {@code timestamp} (tables with clustering columns). */
@@ -508,14 +563,26 @@ final class CompiledTable {
     /** A work-queue marker for one versioned row (or the whole partition when prefix is empty and tids null). */
     Mutation marker(String keyspace, String table, ByteBuffer partitionKey, List<ByteBuffer> prefix,
             ByteBuffer tidMin, ByteBuffer tidMax, int flags, long nowInSec) {
+        return marker(keyspace, table, partitionKey, prefix, tidMin, tidMax, flags, nowInSec, 0);
+    }
+
+    /**
+     * A marker due at {@code atSeconds} (epoch seconds; 0: now): its id and queue bucket are of that
+     * moment, so the repair service reaches it then (an expiry), and it lives the queue's TTL past it.
+     */
+    Mutation marker(String keyspace, String table, ByteBuffer partitionKey, List<ByteBuffer> prefix,
+            ByteBuffer tidMin, ByteBuffer tidMax, int flags, long nowInSec, long atSeconds) {
         QueueLayout.Settings s = queue.settings();
         int shard = QueueLayout.shardOf(keyspace, table, partitionKey, s.shards());
         long nowMicros = org.apache.cassandra.utils.FBUtilities.timestampMicros();
-        long bucket = s.bucketOf(nowMicros / 1000);
+        long dueMillis = atSeconds == 0 ? nowMicros / 1000 : atSeconds * 1000 + 1000;
+        long bucket = s.bucketOf(dueMillis);
         ByteBuffer queueKey = Composite.encode(List.of(ByteBufferUtil.bytes(shard), ByteBufferUtil.bytes(bucket)));
         Row.Builder builder = BTreeRow.unsortedBuilder();
-        builder.newRow(Clustering.make(ByteBuffer.wrap(TimeUUID.Generator.nextTimeUUIDAsBytes())));
-        int ttl = s.ttlSeconds();
+        ByteBuffer id = atSeconds == 0 ? ByteBuffer.wrap(TimeUUID.Generator.nextTimeUUIDAsBytes())
+                : TimeUUID.atUnixMicrosWithLsb(dueMillis * 1000, java.util.concurrent.ThreadLocalRandom.current().nextLong()).toBytes();
+        builder.newRow(Clustering.make(id));
+        int ttl = (int) Math.min(MAX_TTL_SECONDS, s.ttlSeconds() + Math.max(0, dueMillis / 1000 - nowInSec));
         builder.addPrimaryKeyLivenessInfo(LivenessInfo.expiring(nowMicros, ttl, nowInSec));
         builder.addCell(BufferCell.expiring(queue.keyspaceName(), nowMicros, ttl, nowInSec, ByteBufferUtil.bytes(keyspace)));
         builder.addCell(BufferCell.expiring(queue.tableName(), nowMicros, ttl, nowInSec, ByteBufferUtil.bytes(table)));
@@ -528,6 +595,9 @@ final class CompiledTable {
         builder.addCell(BufferCell.expiring(queue.flags(), nowMicros, ttl, nowInSec, ByteBufferUtil.bytes(flags)));
         return new Mutation(PartitionUpdate.singleRowUpdate(queue.table(), queueKey, builder.build()));
     }
+
+    /** Cassandra's largest TTL (20 years). */
+    private static final long MAX_TTL_SECONDS = 630_720_000L;
 
     static long ts(ByteBuffer tid) {
         return WriteTimestamps.ofSerialized(tid);

@@ -4,6 +4,7 @@ import io.cassandragsi.index.Composite;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.schema.QueueLayout;
+import io.cassandragsi.schema.RowsLayout;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -90,6 +91,8 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
         ByteBuffer partitionKey = update.partitionKey().getKey();
         int partitionFlags = cas ? QueueLayout.FLAG_CAS : 0;
         Map<List<ByteBuffer>, RowGroup> groups = new LinkedHashMap<>(2);
+        Map<List<ByteBuffer>, List<ByteBuffer>> recorded = new LinkedHashMap<>(2);
+        List<Mutation> expiries = new ArrayList<>(0);
         try {
             if (!update.partitionLevelDeletion().isLive()) {
                 partitionFlags |= QueueLayout.FLAG_DELETE;
@@ -109,10 +112,18 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
                         flags |= QueueLayout.FLAG_DELETE;
                     }
                     ByteBuffer tid = values.tid();
+                    List<ByteBuffer> prefix = table.prefix(row);
                     if (!cas && row.deletion().isLive()) {
-                        flags |= index(table, values, tid, nowInSec, out);
+                        flags |= index(table, values, tid, nowInSec, out, recorded.computeIfAbsent(prefix, p -> new ArrayList<>(2)));
                     }
-                    groups.computeIfAbsent(table.prefix(row), p -> new RowGroup()).add(tid, flags);
+                    groups.computeIfAbsent(prefix, p -> new RowGroup()).add(tid, flags);
+                    if (values.expiring && table.hasQueue()) {
+                        // the repair service recomputes the row when the version expires: the one before may be current again
+                        for (long at : CompiledTable.expiries(values)) {
+                            expiries.add(table.marker(base.keyspace, base.name, partitionKey, prefix, tid, tid,
+                                    QueueLayout.FLAG_DELETE, nowInSec, at));
+                        }
+                    }
                 }
             }
         } catch (RuntimeException e) {
@@ -120,9 +131,23 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
             countError(base, e);
             out.clear();
             groups.clear();
+            recorded.clear();
+            expiries.clear();
             partitionFlags |= QueueLayout.FLAG_PARTIAL | QueueLayout.FLAG_DELETE;
         }
         List<Mutation> markers = markers(table, base, partitionKey, groups, partitionFlags, nowInSec);
+        markers.addAll(expiries);
+        if (!cas && table.recordsKeys()) {
+            List<Row> rowsOut = new ArrayList<>(recorded.size());
+            recorded.forEach((prefix, keys) -> {
+                if (!keys.isEmpty()) {
+                    rowsOut.add(table.versionedRowsRow(prefix, keys, nowInSec));
+                }
+            });
+            if (!rowsOut.isEmpty()) {
+                out.add(table.rowsMutation(partitionKey, rowsOut, null));
+            }
+        }
         if (cas) {
             metrics.casWrites.increment();
             writeNow(markers);
@@ -179,7 +204,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
                                 continue;
                             }
                             out.add(table.unversionedEntryMutation(table.plan.indexes().indexOf(entry.index()), entry, values));
-                            keys.add(Composite.encode(List.of(ByteBufferUtil.bytes(entry.index().index().name()), Composite.encode(entry.key()))));
+                            keys.add(RowsLayout.element(entry.index().index().name(), entry.key()));
                         }
                         metrics.entries.add(keys.size());
                         if (!derivation.complete() || derivation.entries().size() < table.plan.indexes().size()) {
@@ -249,12 +274,16 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
     }
 
     /** Adds the entries of one version to {@code out}; returns the marker flags it calls for. */
-    private int index(CompiledTable table, CompiledTable.UpdateRow values, ByteBuffer tid, long nowInSec, List<Mutation> out) {
+    private int index(CompiledTable table, CompiledTable.UpdateRow values, ByteBuffer tid, long nowInSec, List<Mutation> out,
+            List<ByteBuffer> recorded) {
         TablePlan.Derivation derivation = table.plan.derive(values);
         long ts = CompiledTable.ts(tid);
         List<TablePlan.Entry> entries = derivation.entries();
         for (TablePlan.Entry entry : entries) {
-            out.add(table.entryMutation(table.plan.indexes().indexOf(entry.index()), entry, tid, ts, nowInSec));
+            out.add(table.entryMutation(table.plan.indexes().indexOf(entry.index()), entry, tid, ts, nowInSec, values));
+            if (!entry.index().perVersion()) {
+                recorded.add(RowsLayout.element(entry.index().index().name(), entry.key()));
+            }
         }
         metrics.entries.add(entries.size());
         if (!derivation.complete()) {

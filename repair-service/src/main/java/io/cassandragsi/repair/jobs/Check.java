@@ -4,6 +4,8 @@ import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.RowReconcile;
+import io.cassandragsi.index.VersionRecompute;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.index.WriteTimestamps;
@@ -297,15 +299,36 @@ final class Check {
         }
     }
 
-    /** The rebuild's writes for one row, restricted to the entries to fix (missing, stale, or orphaned by key). */
+    /**
+     * The writes that fix one row's entries (missing, stale, or orphaned by key): a per-version
+     * index gets the rebuild's writes at each version's TS; any other gets the repair service's
+     * recompute ({@link VersionRecompute}), which writes above the cells it corrects, so that an
+     * entry a recompute or a delete left with later timestamps is fixed too.
+     */
     private void fixRow(List<Versions.Version> versions, Map<IndexPlan, Set<List<ByteBuffer>>> toFix, InFlight.Pending pending)
             throws InterruptedException {
         List<TablePlan.IndexWrite> writes = new ArrayList<>();
         for (TablePlan.IndexWrite w : table.plan.diff(versions, true)) {
             Set<List<ByteBuffer>> keys = toFix.get(w.index());
-            if (keys != null && keys.contains(w.key())) {
+            if (w.index().perVersion() && keys != null && keys.contains(w.key())) {
                 writes.add(w);
             }
+        }
+        for (Map.Entry<IndexPlan, Set<List<ByteBuffer>>> e : toFix.entrySet()) {
+            if (e.getKey().perVersion()) {
+                continue;
+            }
+            Map<List<ByteBuffer>, RowReconcile.EntryState> entries = new java.util.concurrent.ConcurrentHashMap<>();
+            List<CompletableFuture<?>> reads = new ArrayList<>();
+            for (List<ByteBuffer> key : e.getValue()) {
+                reads.add(table.indexTables.get(e.getKey()).entryStateAsync(key, read).thenAccept(st -> {
+                    if (st != null) {
+                        entries.put(key, st);
+                    }
+                }));
+            }
+            CompletableFuture.allOf(reads.toArray(new CompletableFuture<?>[0])).join();
+            writes.addAll(VersionRecompute.recompute(table.plan, e.getKey(), versions, e.getValue(), entries));
         }
         for (Statement<?> st : table.statements(writes, write)) {
             pending.add(inFlight.submit(() -> table.execute(st)));
@@ -412,6 +435,9 @@ final class Check {
             if (a == null || checker.expected(vs).containsKey(s.key())) {
                 tally.transients.increment();
                 continue;
+            }
+            if (a.effectiveDeleted() != null) {
+                continue; // marked deleted after its _tid: how a repair leaves the entry of a version that went away
             }
             tally.record(s.key(), java.util.EnumSet.of(EntryCheck.Finding.ORPHAN), null, a);
             if (options.fix()) {

@@ -77,6 +77,11 @@ public final class EntryCheck {
      * when none could be read (every regular cell null).
      */
     public record Actual(UUID tid, UUID deleted, List<ByteBuffer> proj, long maxWritetime) {
+        /** {@code _deleted} as the read rule sees it: null unless later than {@code _tid} (DESIGN.md section 3). */
+        public UUID effectiveDeleted() {
+            return deleted == null || (tid != null && io.cassandragsi.index.Tids.compare(deleted, tid) <= 0) ? null : deleted;
+        }
+
         public Actual {
             proj = Collections.unmodifiableList(new ArrayList<>(proj));
         }
@@ -162,8 +167,8 @@ public final class EntryCheck {
         if (!Objects.equals(expected.tid(), actual.tid())) {
             out.add(Finding.WRONG_TID);
         }
-        if (!Objects.equals(expected.deleted(), actual.deleted())) {
-            out.add(laterNonMatching(key, expected.deleted(), actual.deleted(), versions)
+        if (!Objects.equals(expected.deleted(), actual.effectiveDeleted())) {
+            out.add(laterNonMatching(key, expected.deleted(), actual.effectiveDeleted(), versions)
                     ? Finding.APPROXIMATE_DELETED : Finding.WRONG_DELETED);
         }
         return out;

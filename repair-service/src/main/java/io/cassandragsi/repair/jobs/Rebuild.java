@@ -7,6 +7,7 @@ import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.Reconciler;
+import io.cassandragsi.repair.store.RowsTable;
 import io.cassandragsi.repair.store.UnversionedRows;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
@@ -131,8 +132,8 @@ final class Rebuild {
     private long[] unversionedRange(String jobId, TokenRange range, InFlight inFlight, InFlight.Pending pending, Progress progress,
             BooleanSupplier stop) throws InterruptedException {
         long[] counts = new long[2];
-        Map<List<ByteBuffer>, UnversionedRows.RowRecord> records = new LinkedHashMap<>();
-        for (UnversionedRows.RowRecord r : table.rows.scanRecords(range.start(), range.end(), options.pageSize(), read)) {
+        Map<List<ByteBuffer>, RowsTable.RowRecord> records = new LinkedHashMap<>();
+        for (RowsTable.RowRecord r : table.rows.records().scan(range.start(), range.end(), options.pageSize(), read)) {
             records.put(r.rowKey(), r);
         }
         Set<List<ByteBuffer>> rows = new LinkedHashSet<>(records.keySet());
@@ -144,7 +145,7 @@ final class Rebuild {
                 pending.await();
                 return null;
             }
-            UnversionedRows.RowRecord record = records.getOrDefault(rowKey, UnversionedRows.none(rowKey));
+            RowsTable.RowRecord record = records.getOrDefault(rowKey, RowsTable.none(rowKey));
             List<TablePlan.IndexWrite> writes = new ArrayList<>();
             for (Reconciler.IndexResult r : Reconciler.reconcile(table, targets, record, table.rows.row(rowKey, read), Long.MIN_VALUE,
                     Map.of(), true, read, write)) {
@@ -178,10 +179,17 @@ final class Rebuild {
             counts[0] += versions.size();
             progress.rows(versions.size());
             List<TablePlan.IndexWrite> writes = new ArrayList<>();
+            Map<String, List<List<ByteBuffer>>> keys = new LinkedHashMap<>();
             for (TablePlan.IndexWrite w : table.plan.diff(versions, true)) {
                 if (targetSet.contains(w.index())) {
                     writes.add(w);
+                    if (w instanceof TablePlan.Upsert && !w.index().perVersion()) {
+                        keys.computeIfAbsent(w.index().index().name(), k -> new ArrayList<>()).add(w.key());
+                    }
                 }
+            }
+            if (table.records != null && !keys.isEmpty()) {
+                table.records.addKeys(rowKey, keys, 0, write); // so that deletes of these versions find their entries
             }
             for (Statement<?> st : table.statements(writes, write)) {
                 pending.add(inFlight.submit(() -> table.execute(st)));

@@ -9,6 +9,7 @@ import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.Reconciler;
+import io.cassandragsi.repair.store.RowsTable;
 import io.cassandragsi.repair.store.UnversionedRows;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -72,8 +73,8 @@ final class UnversionedCheck {
         LOG.info("check {} of {} (unversioned) {}{}: {} ranges", id, table.definition.qualifiedName(),
                 targets.stream().map(p -> p.index().name()).toList(), options.fix() ? " with fix" : "", ranges.size());
         RangeRunner.Outcome o = RangeRunner.run("gsi-check-" + id, ranges, options.parallelism(), cancelled, (range, stop) -> {
-            Map<List<ByteBuffer>, UnversionedRows.RowRecord> records = new LinkedHashMap<>();
-            for (UnversionedRows.RowRecord r : table.rows.scanRecords(range.start(), range.end(), options.pageSize(), read)) {
+            Map<List<ByteBuffer>, RowsTable.RowRecord> records = new LinkedHashMap<>();
+            for (RowsTable.RowRecord r : table.rows.records().scan(range.start(), range.end(), options.pageSize(), read)) {
                 records.put(r.rowKey(), r);
             }
             Map<List<ByteBuffer>, UnversionedRows.BaseRow> base = new LinkedHashMap<>();
@@ -147,7 +148,7 @@ final class UnversionedCheck {
             return false;
         }
         for (Map.Entry<List<ByteBuffer>, Set<List<ByteBuffer>>> c : claims.entrySet()) {
-            UnversionedRows.RowRecord record = table.rows.record(c.getKey(), read);
+            RowsTable.RowRecord record = table.rows.records().record(c.getKey(), read);
             Set<List<ByteBuffer>> unknown = new HashSet<>(c.getValue());
             if (record != null) {
                 unknown.removeAll(record.keys(p.index().name()));
@@ -176,14 +177,14 @@ final class UnversionedCheck {
     }
 
     /** Judges one row: drift is what a reconcile would write; confirmed by a second look, fixed when asked. */
-    private void judge(List<ByteBuffer> rowKey, UnversionedRows.RowRecord record, Map<String, Set<List<ByteBuffer>>> extra) {
+    private void judge(List<ByteBuffer> rowKey, RowsTable.RowRecord record, Map<String, Set<List<ByteBuffer>>> extra) {
         rows.incrementAndGet();
         List<Reconciler.IndexResult> first = reconcile(rowKey, record, extra, false);
         if (first.stream().noneMatch(r -> drifts(r))) {
             first.forEach(r -> count(r, null));
             return;
         }
-        UnversionedRows.RowRecord again = table.rows.record(rowKey, read);
+        RowsTable.RowRecord again = table.rows.records().record(rowKey, read);
         List<Reconciler.IndexResult> second = reconcile(rowKey, again, extra, options.fix());
         for (int i = 0; i < second.size(); i++) {
             Reconciler.IndexResult r = second.get(i);
@@ -205,7 +206,7 @@ final class UnversionedCheck {
             }
         }
         if (options.fix()) {
-            List<Reconciler.IndexResult> after = reconcile(rowKey, table.rows.record(rowKey, read), extra, false);
+            List<Reconciler.IndexResult> after = reconcile(rowKey, table.rows.records().record(rowKey, read), extra, false);
             for (int i = 0; i < after.size(); i++) {
                 Reconciler.IndexResult r = after.get(i);
                 if (drifts(second.get(i))) {
@@ -217,10 +218,10 @@ final class UnversionedCheck {
         }
     }
 
-    private List<Reconciler.IndexResult> reconcile(List<ByteBuffer> rowKey, UnversionedRows.RowRecord record,
+    private List<Reconciler.IndexResult> reconcile(List<ByteBuffer> rowKey, RowsTable.RowRecord record,
             Map<String, Set<List<ByteBuffer>>> extra, boolean recordKeys) {
         UnversionedRows.BaseRow row = table.rows.row(rowKey, read);
-        return Reconciler.reconcile(table, targets, record == null ? UnversionedRows.none(rowKey) : record, row, Long.MIN_VALUE, extra,
+        return Reconciler.reconcile(table, targets, record == null ? RowsTable.none(rowKey) : record, row, Long.MIN_VALUE, extra,
                 recordKeys, read, write);
     }
 
@@ -257,7 +258,7 @@ final class UnversionedCheck {
         return "0x" + java.util.HexFormat.of().formatHex(bytes);
     }
 
-    private void count(Reconciler.IndexResult r, UnversionedRows.RowRecord record) {
+    private void count(Reconciler.IndexResult r, RowsTable.RowRecord record) {
         synchronized (counts) {
             long[] c = counts.get(r.index());
             if (r.current() != null) {

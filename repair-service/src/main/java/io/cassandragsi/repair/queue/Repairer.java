@@ -3,8 +3,12 @@ package io.cassandragsi.repair.queue;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import io.cassandragsi.index.Composite;
+import io.cassandragsi.index.VersionRecompute;
+import io.cassandragsi.index.RowReconcile;
+import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.repair.store.Reconciler;
+import io.cassandragsi.repair.store.RowsTable;
 import io.cassandragsi.repair.store.UnversionedRows;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -15,6 +19,8 @@ import io.cassandragsi.repair.store.Versions;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.LinkedHashSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
@@ -98,23 +104,119 @@ public final class Repairer {
         if (table.rows != null) {
             return reconcileUnversioned(table, g, pk, cl);
         }
-        List<TablePlan.IndexWrite> writes = new ArrayList<>();
+        if (g.wholePartition() || (g.flags() & io.cassandragsi.schema.QueueLayout.FLAG_DELETE) != 0) {
+            return recompute(table, g, pk, cl);
+        }
+        List<ByteBuffer> rowKey = new ArrayList<>(pk);
+        rowKey.addAll(Composite.decode(g.ck()));
+        List<Versions.Version> versions = table.base.neighbourhood(rowKey, g.tidMin(), g.tidMax(), cl);
+        if (!contains(versions, g.tidMin()) || !contains(versions, g.tidMax())) {
+            return Outcome.RETRY; // not visible yet (batch in flight, CAS not committed) or deleted since
+        }
+        apply(table, table.plan.diff(versions, g.upsertAll()));
+        diffs.increment();
+        return Outcome.DONE;
+    }
+
+    /**
+     * A versioned row (or every row of a partition) that lost versions, or may have (a delete, an
+     * expiry, a TTL write): every entry the row has had is recomputed from the versions that remain
+     * ({@link VersionRecompute}). Entries are read before the versions, so that a diff landing in
+     * between was made from versions this recompute sees too. Reconciled once more a second later
+     * (a write of the row may still be in flight).
+     */
+    private Outcome recompute(Catalog.Indexed table, MarkerGroup g, List<ByteBuffer> pk, ConsistencyLevel cl) {
+        Map<List<ByteBuffer>, RowsTable.RowRecord> records = new LinkedHashMap<>();
         if (g.wholePartition()) {
-            for (List<Versions.Version> row : table.base.partition(pk, cl)) {
-                writes.addAll(table.plan.diff(row, true));
+            if (table.records != null) {
+                for (RowsTable.RowRecord r : table.records.records(pk, read).rows()) {
+                    records.put(r.rowKey(), r);
+                }
             }
         } else {
             List<ByteBuffer> rowKey = new ArrayList<>(pk);
             rowKey.addAll(Composite.decode(g.ck()));
-            List<Versions.Version> versions = table.base.neighbourhood(rowKey, g.tidMin(), g.tidMax(), cl);
-            if (!contains(versions, g.tidMin()) || !contains(versions, g.tidMax())) {
-                return Outcome.RETRY; // not visible yet (batch in flight, CAS not committed) or deleted since
+            RowsTable.RowRecord r = table.records == null ? null : table.records.record(rowKey, read);
+            records.put(rowKey, r == null ? RowsTable.none(rowKey) : r);
+        }
+        Map<List<ByteBuffer>, Map<IndexPlan, Map<List<ByteBuffer>, RowReconcile.EntryState>>> before = new LinkedHashMap<>();
+        for (RowsTable.RowRecord r : records.values()) {
+            before.put(r.rowKey(), entries(table, r.keys(), Map.of()));
+        }
+        Map<List<ByteBuffer>, List<Versions.Version>> rows = new LinkedHashMap<>();
+        if (g.wholePartition()) {
+            for (List<Versions.Version> row : table.base.partition(pk, cl)) {
+                rows.put(table.base.rowKey(row.get(0)), row);
             }
-            writes.addAll(table.plan.diff(versions, g.upsertAll()));
+        } else {
+            List<ByteBuffer> rowKey = records.keySet().iterator().next();
+            rows.put(rowKey, table.base.versions(rowKey, cl));
+        }
+        List<TablePlan.IndexWrite> writes = new ArrayList<>();
+        Set<List<ByteBuffer>> rowKeys = new LinkedHashSet<>(records.keySet());
+        rowKeys.addAll(rows.keySet());
+        for (List<ByteBuffer> rowKey : rowKeys) {
+            List<Versions.Version> versions = rows.getOrDefault(rowKey, List.of());
+            RowsTable.RowRecord record = records.getOrDefault(rowKey, RowsTable.none(rowKey));
+            Map<String, List<List<ByteBuffer>>> unrecorded = new LinkedHashMap<>();
+            for (IndexPlan plan : table.plan.indexes()) {
+                if (plan.perVersion()) {
+                    for (Versions.Version v : versions) { // per-version entries of the remaining versions, at their TS
+                        writes.addAll(table.plan.diff(List.of(v), true).stream().filter(w -> w.index() == plan).toList());
+                    }
+                    continue;
+                }
+                for (Versions.Version v : versions) {
+                    List<ByteBuffer> key = table.plan.entryKey(plan, v);
+                    if (key != null && !record.keys(plan.index().name()).contains(key)) {
+                        unrecorded.computeIfAbsent(plan.index().name(), k -> new ArrayList<>()).add(key);
+                    }
+                }
+            }
+            Map<IndexPlan, Map<List<ByteBuffer>, RowReconcile.EntryState>> entries = before.getOrDefault(rowKey, new LinkedHashMap<>());
+            Map<IndexPlan, Map<List<ByteBuffer>, RowReconcile.EntryState>> more = entries(table, Map.of(), unrecorded);
+            for (IndexPlan plan : table.plan.indexes()) {
+                if (plan.perVersion()) {
+                    continue;
+                }
+                Map<List<ByteBuffer>, RowReconcile.EntryState> known = new LinkedHashMap<>(entries.getOrDefault(plan, Map.of()));
+                known.putAll(more.getOrDefault(plan, Map.of()));
+                Set<List<ByteBuffer>> keys = new LinkedHashSet<>(record.keys(plan.index().name()));
+                keys.addAll(unrecorded.getOrDefault(plan.index().name(), List.of()));
+                writes.addAll(VersionRecompute.recompute(table.plan, plan, versions, keys, known));
+            }
+            if (table.records != null && !unrecorded.isEmpty()) {
+                table.records.addKeys(rowKey, unrecorded, 0, write);
+            }
         }
         apply(table, writes);
         diffs.increment();
-        return Outcome.DONE;
+        return Outcome.AGAIN;
+    }
+
+    /** The entries of the given keys (per index name), as the index holds them, per index. */
+    private Map<IndexPlan, Map<List<ByteBuffer>, RowReconcile.EntryState>> entries(Catalog.Indexed table,
+            Map<String, Set<List<ByteBuffer>>> recorded, Map<String, List<List<ByteBuffer>>> more) {
+        Map<IndexPlan, Map<List<ByteBuffer>, RowReconcile.EntryState>> out = new LinkedHashMap<>();
+        List<CompletableFuture<?>> reads = new ArrayList<>();
+        for (IndexPlan plan : table.plan.indexes()) {
+            if (plan.perVersion()) {
+                continue;
+            }
+            Map<List<ByteBuffer>, RowReconcile.EntryState> found = new java.util.concurrent.ConcurrentHashMap<>();
+            out.put(plan, found);
+            Set<List<ByteBuffer>> keys = new LinkedHashSet<>(recorded.getOrDefault(plan.index().name(), Set.of()));
+            keys.addAll(more.getOrDefault(plan.index().name(), List.of()));
+            for (List<ByteBuffer> key : keys) {
+                reads.add(table.indexTables.get(plan).entryStateAsync(key, read).thenAccept(e -> {
+                    if (e != null) {
+                        found.put(key, e);
+                    }
+                }));
+            }
+        }
+        CompletableFuture.allOf(reads.toArray(new CompletableFuture<?>[0])).join();
+        return out;
     }
 
     /**
@@ -127,29 +229,29 @@ public final class Repairer {
         List<TablePlan.IndexWrite> writes = new ArrayList<>();
         Outcome outcome;
         if (g.wholePartition()) {
-            UnversionedRows.PartitionRecords records = rows.records(pk, read);
+            RowsTable.PartitionRecords records = rows.records().records(pk, read);
             Map<List<ByteBuffer>, UnversionedRows.BaseRow> current = new LinkedHashMap<>();
             for (UnversionedRows.BaseRow r : rows.partition(pk, cl)) {
                 current.put(r.rowKey(), r);
             }
-            for (UnversionedRows.RowRecord record : records.rows()) {
+            for (RowsTable.RowRecord record : records.rows()) {
                 UnversionedRows.BaseRow row = current.remove(record.rowKey());
                 reconcileRow(table, record, row == null ? rows.absent(record.rowKey()) : row, records.partitionWritten(), writes);
             }
             for (UnversionedRows.BaseRow row : current.values()) {
-                reconcileRow(table, UnversionedRows.none(row.rowKey()), row, records.partitionWritten(), writes);
+                reconcileRow(table, RowsTable.none(row.rowKey()), row, records.partitionWritten(), writes);
             }
             outcome = Outcome.AGAIN;
         } else {
             List<ByteBuffer> rowKey = new ArrayList<>(pk);
             rowKey.addAll(Composite.decode(g.ck()));
             long marked = WriteTimestamps.of(g.tidMax()) / 10;
-            UnversionedRows.RowRecord record = rows.record(rowKey, read);
+            RowsTable.RowRecord record = rows.records().record(rowKey, read);
             if (!g.cas() && (record == null || record.written() < marked)) {
                 return Outcome.RETRY; // the write is not visible yet (its batch is in flight)
             }
             if (record == null) {
-                record = UnversionedRows.none(rowKey);
+                record = RowsTable.none(rowKey);
             }
             // the hint is this write's own timestamp, not the newest seen: an entry marked later than
             // needed would hide, until the next repair, a write that makes it match again
@@ -162,7 +264,7 @@ public final class Repairer {
     }
 
     /** Adds the writes that reconcile one row of an unversioned table to {@code writes}. */
-    private void reconcileRow(Catalog.Indexed table, UnversionedRows.RowRecord record, UnversionedRows.BaseRow row, long stopHint,
+    private void reconcileRow(Catalog.Indexed table, RowsTable.RowRecord record, UnversionedRows.BaseRow row, long stopHint,
             List<TablePlan.IndexWrite> writes) {
         for (Reconciler.IndexResult r : Reconciler.reconcile(table, table.plan.indexes(), record, row, stopHint, Map.of(), true, read, write)) {
             writes.addAll(r.writes());

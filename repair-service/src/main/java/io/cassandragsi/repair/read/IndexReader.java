@@ -568,8 +568,10 @@ public final class IndexReader implements AutoCloseable {
         int pkSize = def.partitionKey().size();
         ByteBuffer pk = pkSize == 1 ? rowKey.get(0) : Composite.encode(rowKey.subList(0, pkSize));
         ByteBuffer ck = Composite.encode(rowKey.subList(pkSize, rowKey.size()));
+        // a versioned row is recomputed from all its versions: an entry left behind by a delete, or one whose
+        // correction lost to cells a recompute wrote, is put right whatever its cells' timestamps
         QueueStore.Marker marker = new QueueStore.Marker(Uuids.timeBased(), def.keyspace(), def.table(), pk, ck, tid, tid,
-                QueueLayout.FLAG_PARTIAL);
+                def.versioned() ? QueueLayout.FLAG_PARTIAL | QueueLayout.FLAG_DELETE : QueueLayout.FLAG_PARTIAL);
         long now = System.currentTimeMillis();
         try {
             repairs.execute(() -> {

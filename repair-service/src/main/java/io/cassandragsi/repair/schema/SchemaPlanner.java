@@ -116,13 +116,13 @@ public final class SchemaPlanner {
         if (errors.size() > errorsBefore) {
             return; // the base table cannot be used: its indexes are moot
         }
-        if (!def.versioned() && !def.indexes().isEmpty()
+        if (io.cassandragsi.schema.RowsLayout.needed(def)
                 && live.table(def.keyspace(), io.cassandragsi.schema.RowsLayout.tableName(def.table())).isEmpty()) {
             statements.add(new Statement("create rows table " + def.keyspace() + "." + io.cassandragsi.schema.RowsLayout.tableName(def.table())
-                    + " (the entry keys each row of the unversioned table has had)", io.cassandragsi.schema.RowsLayout.createTable(def)));
+                    + " (the entry keys each row has had)", io.cassandragsi.schema.RowsLayout.createTable(def)));
             if (base.isPresent()) {
                 for (Index index : def.indexes().values()) {
-                    if (live.table(def.keyspace(), index.tableName()).isPresent()) {
+                    if (!index.perVersion() && live.table(def.keyspace(), index.tableName()).isPresent()) {
                         rebuild.add(candidate(def, index, "new rows table"));
                     }
                 }

@@ -39,6 +39,8 @@ public final class BaseTable {
     private final PreparedStatement after;
     private final PreparedStatement downFrom;
     private final PreparedStatement partition;
+    /** Every version of one row (versioned tables). */
+    private final PreparedStatement allVersions;
     private final int rowKeySize;
     private final int partitionKeyAttribute;
     private final String whereRow;
@@ -64,7 +66,9 @@ public final class BaseTable {
             String tid = Cql.quote(def.tid().name());
             this.after = session.prepare(select + whereRow + " AND " + tid + " > ?" + orderBy(true) + " LIMIT 1");
             this.downFrom = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false));
+            this.allVersions = session.prepare(select + whereRow);
         } else {
+            this.allVersions = null;
             // an unversioned table has one version, the current row: the sibling reads do not apply
             this.after = null;
             this.downFrom = null;
@@ -304,6 +308,13 @@ public final class BaseTable {
                 return row == null ? null : version(row);
             });
         }
+    }
+
+    /** Every version of one row, ascending (all pages). */
+    public List<Versions.Version> versions(List<ByteBuffer> rowKey, ConsistencyLevel cl) {
+        List<Versions.Version> all = fetch(bind(allVersions, rowKey, cl));
+        all.sort(Versions.ASCENDING);
+        return all;
     }
 
     /** Every version of every row in one partition, grouped by row (prefix), each ascending. */

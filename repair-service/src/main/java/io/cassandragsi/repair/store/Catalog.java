@@ -9,6 +9,7 @@ import com.datastax.oss.driver.api.core.metadata.schema.KeyspaceMetadata;
 import com.datastax.oss.driver.api.core.metadata.schema.TableMetadata;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
+import io.cassandragsi.schema.Cql;
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.DefinitionException;
 import io.cassandragsi.schema.Index;
@@ -46,6 +47,8 @@ public final class Catalog {
         public final Map<IndexPlan, BaseTable.Checks> checks;
         /** Unversioned tables: the current rows with their cells' write times, and the rows table; null otherwise. */
         public final UnversionedRows rows;
+        /** The rows table (entry keys each row has had); null for a versioned table whose schema predates it. */
+        public final RowsTable records;
         private final CqlSession session;
 
         Indexed(CqlSession session, TableDef definition, List<Index> indexes) {
@@ -54,6 +57,7 @@ public final class Catalog {
             this.plan = TablePlan.of(definition, indexes);
             this.base = new BaseTable(session, definition);
             this.rows = definition.versioned() ? null : new UnversionedRows(session, definition, plan);
+            this.records = rows != null ? rows.records() : versionedRecords(session, definition);
             Map<IndexPlan, IndexTable> map = new LinkedHashMap<>();
             Map<IndexPlan, BaseTable.Checks> checkMap = new LinkedHashMap<>();
             for (IndexPlan p : plan.indexes()) {
@@ -78,6 +82,14 @@ public final class Catalog {
                 out.addAll(indexTables.get(e.getKey()).statementsByPartition(e.getValue(), cl));
             }
             return out;
+        }
+
+        private static RowsTable versionedRecords(CqlSession session, TableDef definition) {
+            if (!io.cassandragsi.schema.RowsLayout.needed(definition) || session.getMetadata().getKeyspace(Cql.quote(definition.keyspace()))
+                    .flatMap(k -> k.getTable(Cql.quote(io.cassandragsi.schema.RowsLayout.tableName(definition.table())))).isEmpty()) {
+                return null; // made by a schema apply before rows tables: deletes repair what the remaining versions show
+            }
+            return new RowsTable(session, definition);
         }
 
         public CompletionStage<AsyncResultSet> execute(Statement<?> statement) {

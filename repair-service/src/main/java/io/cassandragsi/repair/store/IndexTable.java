@@ -40,7 +40,7 @@ public final class IndexTable {
     /** Every column, in the order upserts bind and selects return them. */
     private final List<String> columns;
     private final Map<Shape, CompletableFuture<PreparedStatement>> selects = new ConcurrentHashMap<>();
-    /** Unversioned tables: an entry's state, and writes of single cells at their own TS and TTL (null otherwise). */
+    /** An entry's state, and writes of single cells at their own TS and TTL (null for a per-version index). */
     private final PreparedStatement entryState;
     private final PreparedStatement setTid;
     private final PreparedStatement[] setProj;
@@ -76,13 +76,14 @@ public final class IndexTable {
         String whereKey = " WHERE " + index.keyColumns().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         this.markDeleted = index.perVersion() ? null : session.prepare("UPDATE " + table + " USING TIMESTAMP ? SET "
                 + Cql.quote(Index.DELETED_COLUMN) + " = ?" + whereKey);
-        if (def.versioned()) {
+        if (index.perVersion()) {
             this.entryState = null;
             this.setTid = null;
             this.setProj = null;
             this.deleteProj = null;
         } else {
-            List<String> state = new ArrayList<>(List.of(Cql.quote(Index.TID_COLUMN), Cql.quote(Index.DELETED_COLUMN)));
+            List<String> state = new ArrayList<>(List.of(Cql.quote(Index.TID_COLUMN), Cql.quote(Index.DELETED_COLUMN),
+                    "WRITETIME(" + Cql.quote(Index.TID_COLUMN) + ")", "WRITETIME(" + Cql.quote(Index.DELETED_COLUMN) + ")"));
             for (Column c : index.proj()) {
                 state.add(c.cqlName());
                 state.add("WRITETIME(" + c.cqlName() + ")");
@@ -98,7 +99,7 @@ public final class IndexTable {
         }
     }
 
-    /** An unversioned table's entry as the index holds it, or null when it has no row. */
+    /** An entry as the index holds it, with its cells' write timestamps, or null when it has no row (not for per-version indexes). */
     public CompletableFuture<io.cassandragsi.index.RowReconcile.EntryState> entryStateAsync(List<ByteBuffer> key, ConsistencyLevel cl) {
         BoundStatementBuilder b = entryState.boundStatementBuilder();
         bindKey(b, 0, key);
@@ -110,10 +111,11 @@ public final class IndexTable {
             ByteBuffer[] proj = new ByteBuffer[projSize];
             long[] ts = new long[projSize];
             for (int i = 0; i < projSize; i++) {
-                proj[i] = r.getBytesUnsafe(2 + 2 * i);
-                ts[i] = proj[i] == null ? Long.MIN_VALUE : r.getLong(3 + 2 * i);
+                proj[i] = r.getBytesUnsafe(4 + 2 * i);
+                ts[i] = proj[i] == null ? Long.MIN_VALUE : r.getLong(5 + 2 * i);
             }
-            return new io.cassandragsi.index.RowReconcile.EntryState(r.getBytesUnsafe(0), r.getBytesUnsafe(1), proj, ts);
+            return new io.cassandragsi.index.RowReconcile.EntryState(r.getBytesUnsafe(0), r.getBytesUnsafe(1), proj, ts,
+                    r.isNull(2) ? Long.MIN_VALUE : r.getLong(2), r.isNull(3) ? Long.MIN_VALUE : r.getLong(3));
         });
     }
 
@@ -191,9 +193,12 @@ public final class IndexTable {
             return List.of(statement(write, cl));
         }
         List<BoundStatement> out = new ArrayList<>();
-        BoundStatementBuilder b = setTid.boundStatementBuilder().setLong(0, r.timestamp()).setInt(1, r.ttl()).setBytesUnsafe(2, r.tid().duplicate());
-        bindKey(b, 3, r.key());
-        out.add(b.setConsistencyLevel(cl).setIdempotence(true).build());
+        if (r.tid() != null) {
+            BoundStatementBuilder b = setTid.boundStatementBuilder().setLong(0, r.timestamp()).setInt(1, r.ttl())
+                    .setBytesUnsafe(2, r.tid().duplicate());
+            bindKey(b, 3, r.key());
+            out.add(b.setConsistencyLevel(cl).setIdempotence(true).build());
+        }
         for (int i = 0; i < r.proj().length; i++) {
             TablePlan.ProjCell c = r.proj()[i];
             if (c == null) {
@@ -227,7 +232,7 @@ public final class IndexTable {
             }
             if (!plan.perVersion()) {
                 b.setBytesUnsafe(i++, u.tid().duplicate());
-                b.setToNull(i++);
+                b.unset(i++); // _deleted is left alone: a mark not later than _tid means the entry matches
             }
             b.setLong(i, u.timestamp());
             return b.setConsistencyLevel(cl).setIdempotence(true).build();

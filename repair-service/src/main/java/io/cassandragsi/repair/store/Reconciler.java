@@ -34,10 +34,10 @@ public final class Reconciler {
      *     index scan), may be empty
      * @param recordKeys false for a dry run (a check without fix): nothing is written
      */
-    public static List<IndexResult> reconcile(Catalog.Indexed table, Collection<IndexPlan> indexes, UnversionedRows.RowRecord record,
+    public static List<IndexResult> reconcile(Catalog.Indexed table, Collection<IndexPlan> indexes, RowsTable.RowRecord record,
             UnversionedRows.BaseRow row, long stopHint, Map<String, Set<List<ByteBuffer>>> extraKeys, boolean recordKeys,
             ConsistencyLevel read, ConsistencyLevel write) {
-        Map<String, List<ByteBuffer>> newKeys = new LinkedHashMap<>();
+        Map<String, List<List<ByteBuffer>>> newKeys = new LinkedHashMap<>();
         long newest = 0;
         List<CompletableFuture<IndexResult>> perIndex = new ArrayList<>();
         for (IndexPlan plan : indexes) {
@@ -45,7 +45,7 @@ public final class Reconciler {
             List<ByteBuffer> current = table.plan.entryKey(plan, row.cells());
             Set<List<ByteBuffer>> keys = new LinkedHashSet<>(record.keys(name));
             if (current != null && !keys.contains(current)) {
-                newKeys.put(name, current);
+                newKeys.put(name, List.of(current));
                 for (int a : plan.keyAttributes()) {
                     if (a >= 0) {
                         newest = Math.max(newest, row.cells().cells()[a].writetime());
@@ -71,7 +71,7 @@ public final class Reconciler {
                             RowReconcile.reconcile(table.plan, plan, row.cells(), keys, entries, stopHint), entries)));
         }
         if (recordKeys && !newKeys.isEmpty()) {
-            table.rows.addKeys(row.rowKey(), newKeys, newest, write);
+            table.rows.records().addKeys(row.rowKey(), newKeys, newest, write);
         }
         List<IndexResult> out = new ArrayList<>(perIndex.size());
         for (CompletableFuture<IndexResult> f : perIndex) {

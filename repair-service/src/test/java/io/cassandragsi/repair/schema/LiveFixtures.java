@@ -4,6 +4,7 @@ import io.cassandragsi.schema.Column;
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.Index;
 import io.cassandragsi.schema.QueueLayout;
+import io.cassandragsi.schema.RowsLayout;
 import io.cassandragsi.schema.TableDef;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -39,10 +40,22 @@ final class LiveFixtures {
     static LiveSchema withDefinition(LiveSchema live, TableDef def) {
         live = live.with(baseTable(def, def.indexes().isEmpty() ? Map.of()
                 : Map.of(CqlGenerator.TRIGGER_NAME, CqlGenerator.TRIGGER_CLASS)));
+        if (RowsLayout.needed(def)) {
+            live = live.with(rowsTable(def));
+        }
         for (Index index : def.indexes().values()) {
             live = live.with(indexTable(def, index));
         }
         return live;
+    }
+
+    static LiveTable rowsTable(TableDef def) {
+        Map<String, String> columns = new LinkedHashMap<>();
+        RowsLayout.rowKey(def).forEach(c -> columns.put(c.name(), c.type().cql()));
+        columns.put(RowsLayout.KEYS, "set<blob>");
+        columns.put(RowsLayout.WRITTEN, "bigint");
+        return new LiveTable(def.keyspace(), RowsLayout.tableName(def.table()), live(def.partitionKey()), live(def.clusteringPrefix()),
+                columns, RowsLayout.comment(def.table()), Map.of());
     }
 
     static LiveTable baseTable(TableDef def, Map<String, String> triggers) {

@@ -78,6 +78,7 @@ class SchemaPlannerTest {
                 "create work queue gsi.queue",
                 "create keyspace wiki",
                 "create base table wiki.revisions",
+                "create rows table wiki.idx_revisions__rows (the entry keys each row has had)",
                 "create index table wiki.idx_revisions_by_length_ever (index by_length)",
                 "create index table wiki.idx_revisions_by_tid_ever (index by_tid)",
                 "create trigger gsi_index on wiki.revisions");
@@ -100,10 +101,24 @@ class SchemaPlannerTest {
     }
 
     @Test
+    void should_create_the_rows_table_and_flag_a_rebuild_when_an_indexed_table_predates_it() {
+        TableDef def = revisions();
+        LiveSchema live = LiveFixtures.project("gsi").with(LiveFixtures.baseTable(def, Map.of(CqlGenerator.TRIGGER_NAME, CqlGenerator.TRIGGER_CLASS)));
+        for (io.cassandragsi.schema.Index index : def.indexes().values()) {
+            live = live.with(LiveFixtures.indexTable(def, index));
+        }
+        Plan plan = plan(live, def);
+        assertThat(purposes(plan)).containsExactly("create rows table wiki.idx_revisions__rows (the entry keys each row has had)");
+        assertThat(plan.rebuildCandidates()).as("a rebuild records the entry keys of the versions already there")
+                .extracting(Plan.RebuildCandidate::index).containsExactly("by_length");
+    }
+
+    @Test
     void should_only_add_the_second_table_when_the_first_exists() {
         Plan plan = plan(LiveFixtures.created(revisions()), revisions(), talk("wiki"));
         assertThat(purposes(plan)).containsExactly(
                 "create base table wiki.talk",
+                "create rows table wiki.idx_talk__rows (the entry keys each row has had)",
                 "create index table wiki.idx_talk_by_author_ever (index by_author)",
                 "create trigger gsi_index on wiki.talk");
     }

@@ -55,7 +55,6 @@ public final class LwwIndexModel {
         Entry e = tables.computeIfAbsent(write.index(), k -> new HashMap<>()).computeIfAbsent(write.key(), k -> new Entry());
         if (write instanceof TablePlan.Upsert u) {
             e.tid = Cell.reconcile(e.tid, new Cell(u.tid(), u.timestamp()));
-            e.deleted = Cell.reconcile(e.deleted, new Cell(null, u.timestamp()));
         } else {
             TablePlan.MarkDeleted m = (TablePlan.MarkDeleted) write;
             e.deleted = Cell.reconcile(e.deleted, new Cell(m.deletedAt(), m.timestamp()));

@@ -1,0 +1,287 @@
+package io.cassandragsi.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+import com.datastax.oss.driver.api.core.uuid.Uuids;
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.repair.config.GsiConfig;
+import io.cassandragsi.repair.read.IndexReader;
+import io.cassandragsi.repair.service.RepairService;
+import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.schema.TableDef;
+import java.math.BigInteger;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Deletes and expiries on a versioned table, on a real node: random histories of new versions
+ * (some with old tids, some expiring after 2 s, some re-inserting a deleted version), row deletes
+ * (mostly of the newest version), range deletes and partition deletes, part of them while the
+ * repair service is stopped. The oracle is an in-test model: a row's current version is its
+ * newest version that is still there (not deleted, not expired). Once the service has drained,
+ * eventual and consistent reads equal it, and consistent reads as of random past moments equal the
+ * newest remaining version at or before that moment. The seed is printed; replay with
+ * -Dgsi.seed=N.
+ */
+class VersionedDeletesIT {
+    private static final String KS = "it_versioned_deletes";
+    private static final int LENGTHS = 4;
+
+    private static CqlSession session;
+    private static IndexReader reader;
+
+    @BeforeAll
+    static void setUp() {
+        session = SharedCluster.session();
+        TableDef def = SharedCluster.example("revisions", KS);
+        SharedCluster.apply(def);
+        reader = new IndexReader(session, new Catalog(session), null, ConsistencyLevel.LOCAL_QUORUM, null, 32);
+    }
+
+    @AfterAll
+    static void tearDown() {
+        if (reader != null) {
+            reader.close();
+        }
+    }
+
+    /** One stored version as the oracle sees it: expiresAt epoch millis, 0 when it does not expire. */
+    private record Version(UUID tid, int length, String value, long expiresAt) {
+        boolean liveAt(long nowMillis) {
+            return expiresAt == 0 || expiresAt > nowMillis;
+        }
+    }
+
+    private static final class History {
+        final Random random;
+        /** Per key, the versions that are stored (by tid). */
+        final Map<String, TreeMap<UUID, Version>> rows = new TreeMap<>();
+        final List<Version> deleted = new ArrayList<>();
+        int steps;
+        long lastExpiry;
+
+        History(long seed) {
+            random = new Random(seed);
+        }
+
+        TreeMap<UUID, Version> row(String key) {
+            return rows.computeIfAbsent(key, k -> new TreeMap<>(Tids::compare));
+        }
+
+        void step() {
+            steps++;
+            String key = "k" + random.nextInt(8);
+            TreeMap<UUID, Version> row = row(key);
+            int op = random.nextInt(20);
+            if (op < 9 || row.isEmpty()) {
+                UUID tid = random.nextInt(6) == 0 ? Uuids.startOf(System.currentTimeMillis() - 1 - random.nextInt(60_000))
+                        : Uuids.timeBased();
+                boolean expiring = random.nextInt(8) == 0;
+                insert(key, new Version(tid, random.nextInt(LENGTHS), "v" + random.nextInt(3), expiring ? expiry(2) : 0));
+            } else if (op < 11 && !deleted.isEmpty()) {
+                Version again = deleted.remove(random.nextInt(deleted.size())); // a deleted version written again
+                insert(keyOf(again), new Version(again.tid(), again.length(), again.value(), 0));
+            } else if (op < 16) {
+                UUID tid = random.nextInt(4) == 0 ? new ArrayList<>(row.keySet()).get(random.nextInt(row.size())) : row.lastKey();
+                session.execute(SimpleStatement.newInstance("DELETE FROM " + KS + ".revisions WHERE key = ? AND tid = ?", key, tid));
+                forget(key, row.remove(tid));
+            } else if (op < 18) {
+                UUID cut = new ArrayList<>(row.keySet()).get(random.nextInt(row.size()));
+                boolean below = random.nextBoolean();
+                session.execute(SimpleStatement.newInstance("DELETE FROM " + KS + ".revisions WHERE key = ? AND tid " + (below ? "<" : ">=")
+                        + " ?", key, cut));
+                for (UUID t : new ArrayList<>(below ? row.headMap(cut, false).keySet() : row.tailMap(cut, true).keySet())) {
+                    forget(key, row.remove(t));
+                }
+            } else {
+                session.execute(SimpleStatement.newInstance("DELETE FROM " + KS + ".revisions WHERE key = ?", key));
+                for (UUID t : new ArrayList<>(row.keySet())) {
+                    forget(key, row.remove(t));
+                }
+            }
+        }
+
+        private final Map<UUID, String> keys = new java.util.HashMap<>();
+
+        String keyOf(Version v) {
+            return keys.get(v.tid());
+        }
+
+        void forget(String key, Version v) {
+            if (v != null && v.expiresAt() == 0) {
+                deleted.add(v);
+            }
+        }
+
+        long expiry(int ttl) {
+            return (System.currentTimeMillis() / 1000 + ttl) * 1000;
+        }
+
+        void insert(String key, Version v) {
+            String ttl = v.expiresAt() == 0 ? "" : " USING TTL 2";
+            session.execute(SimpleStatement.newInstance("INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES (?, ?, ?, ?)" + ttl,
+                    key, v.tid(), BigInteger.valueOf(v.length()), v.value()).setConsistencyLevel(ConsistencyLevel.LOCAL_QUORUM));
+            row(key).put(v.tid(), v);
+            keys.put(v.tid(), key);
+            lastExpiry = Math.max(lastExpiry, v.expiresAt());
+        }
+
+        /** The items of by_length/{length} at {@code q} (epoch millis; Long.MAX_VALUE: now), as the read API renders them. */
+        Set<Map<String, String>> expected(int length, long q, long now) {
+            Set<Map<String, String>> out = new HashSet<>();
+            for (Map.Entry<String, TreeMap<UUID, Version>> e : rows.entrySet()) {
+                Version current = null;
+                for (Version v : e.getValue().values()) {
+                    if (v.liveAt(now) && (q == Long.MAX_VALUE || Tids.instant(v.tid()).toEpochMilli() <= q)) {
+                        current = v;
+                    }
+                }
+                if (current != null && current.length() == length) {
+                    out.add(item(e.getKey(), current));
+                }
+            }
+            return out;
+        }
+
+        /** True when a version of the model expires within {@code margin} ms of {@code now}: reads then are not judged. */
+        boolean expiresNear(long now, long margin) {
+            for (TreeMap<UUID, Version> row : rows.values()) {
+                for (Version v : row.values()) {
+                    if (v.expiresAt() != 0 && Math.abs(v.expiresAt() - now) <= margin) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+    }
+
+    private static Map<String, String> item(String key, Version v) {
+        Map<String, String> m = new TreeMap<>();
+        m.put("key", key);
+        m.put("tid", v.tid().toString());
+        m.put("length", String.valueOf(v.length()));
+        m.put("value", v.value());
+        return m;
+    }
+
+    private static Set<Map<String, String>> readAll(int length, boolean consistent, String asOf, Random random) {
+        Set<Map<String, String>> out = new LinkedHashSet<>();
+        String next = null;
+        do {
+            IndexReader.Query q = IndexReader.Query.of(KS, "revisions", "by_length", String.valueOf(length)).withConsistent(consistent)
+                    .withAsOf(asOf).withLimit(1 + random.nextInt(4)).withNext(next);
+            IndexReader.Page page = reader.read(q);
+            for (Map<String, Object> i : page.items()) {
+                Map<String, String> m = new TreeMap<>();
+                i.forEach((k, v) -> m.put(k, String.valueOf(v)));
+                assertThat(out.add(m)).as("duplicate item %s", m).isTrue();
+            }
+            next = page.next();
+        } while (next != null);
+        return out;
+    }
+
+    private static List<String> drift(History h, boolean consistent) {
+        long now = System.currentTimeMillis();
+        List<String> out = new ArrayList<>();
+        for (int length = 0; length < LENGTHS; length++) {
+            Set<Map<String, String>> want = h.expected(length, Long.MAX_VALUE, now);
+            Set<Map<String, String>> got = readAll(length, consistent, null, h.random);
+            for (Map<String, String> i : got) {
+                if (!want.contains(i)) {
+                    out.add((consistent ? "consistent" : "eventual") + " extra " + i);
+                }
+            }
+            for (Map<String, String> i : want) {
+                if (!got.contains(i)) {
+                    out.add((consistent ? "consistent" : "eventual") + " missing " + i);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static long seed() {
+        String s = System.getProperty("gsi.seed", "");
+        return s.isBlank() ? System.nanoTime() : Long.parseLong(s.trim());
+    }
+
+    @Test
+    void should_bring_back_the_version_before_when_the_newest_is_deleted_or_expires() throws Exception {
+        long seed = seed();
+        System.out.println("VersionedDeletesIT seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
+        History h = new History(seed);
+        int falsePositives = 0;
+        try (RepairService service = new RepairService(session, GsiConfig.defaults()).start()) {
+            for (int i = 0; i < 300; i++) {
+                h.step();
+                if (i % 20 == 19 && !h.expiresNear(System.currentTimeMillis(), 2_500)) {
+                    // consistent reads during the history never return what the base lacks
+                    int length = h.random.nextInt(LENGTHS);
+                    Set<Map<String, String>> want = h.expected(length, Long.MAX_VALUE, System.currentTimeMillis());
+                    for (Map<String, String> got : readAll(length, true, null, h.random)) {
+                        if (!want.contains(got)) {
+                            falsePositives++;
+                            System.out.println("VersionedDeletesIT false positive " + got);
+                        }
+                    }
+                }
+            }
+        }
+        for (int i = 0; i < 150; i++) {
+            h.step(); // the service is down while deletes and expiries happen
+        }
+        try (RepairService service = new RepairService(session, GsiConfig.defaults()).start()) {
+            Thread.sleep(Math.max(0, h.lastExpiry + 3_000 - System.currentTimeMillis()));
+            long deadline = System.currentTimeMillis() + 90_000;
+            List<String> drift;
+            do {
+                Thread.sleep(500);
+                drift = drift(h, false);
+            } while (!drift.isEmpty() && System.currentTimeMillis() < deadline);
+            List<String> consistent = drift(h, true);
+            List<String> past = new ArrayList<>();
+            long now = System.currentTimeMillis();
+            for (int i = 0; i < 20; i++) {
+                long q = now - h.random.nextInt(90_000);
+                int length = h.random.nextInt(LENGTHS);
+                Set<Map<String, String>> want = h.expected(length, q, now);
+                Set<Map<String, String>> got = readAll(length, true, Instant.ofEpochMilli(q).toString(), h.random);
+                if (!want.equals(got)) {
+                    past.add("as of " + Instant.ofEpochMilli(q) + " length " + length + ": got " + got + ", want " + want);
+                }
+            }
+            System.out.printf("VersionedDeletesIT seed %d: %d steps; false positives during the history %d; after drain: eventual %s,"
+                    + " consistent %s, consistent as of past moments %s; service %s%n", seed, h.steps, falsePositives, drift, consistent,
+                    past, service.status());
+            assertThat(falsePositives).as("seed %d: consistent-read false positives", seed).isZero();
+            assertThat(drift).as("seed %d: eventual reads after drain", seed).isEmpty();
+            assertThat(consistent).as("seed %d: consistent reads after drain", seed).isEmpty();
+            assertThat(past).as("seed %d: consistent reads as of past moments", seed).isEmpty();
+            // what the repairs left (entries of deleted versions marked after their _tid) is what check expects
+            io.cassandragsi.repair.jobs.Jobs jobs = new io.cassandragsi.repair.jobs.Jobs(session, GsiConfig.defaults());
+            io.cassandragsi.repair.jobs.CheckResult check = jobs.check(KS, "revisions", "by_length", false, null);
+            System.out.println("VersionedDeletesIT seed " + seed + ": " + check.summary());
+            assertThat(check.drift()).as("seed %d: check after drain: %s", seed, check.summary()).isFalse();
+            // an index whose key holds the tid keeps the entries of deleted versions (README, limits): check --fix removes them
+            io.cassandragsi.repair.jobs.CheckResult fixed = jobs.check(KS, "revisions", "by_tid", true, null);
+            assertThat(fixed.index("by_tid").unfixable()).isZero();
+            assertThat(jobs.check(KS, "revisions", null, false, null).drift()).as("seed %d: check after fix", seed).isFalse();
+        }
+    }
+}

@@ -1,0 +1,173 @@
+package io.cassandragsi.repair.store;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
+import io.cassandragsi.index.Composite;
+import io.cassandragsi.schema.Column;
+import io.cassandragsi.schema.Cql;
+import io.cassandragsi.schema.RowsLayout;
+import io.cassandragsi.schema.TableDef;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The rows table of a base table ({@link RowsLayout}, STYLE.md item 2: one class owns its
+ * statements): the entry keys each row has had, per index, and for an unversioned table the newest
+ * write of the row the trigger saw. Rows are named by the row key: the partition key, then the
+ * clustering columns before the tid.
+ */
+public final class RowsTable {
+    private final CqlSession session;
+    private final TableDef def;
+    private final int rowKeySize;
+    private final boolean hasClustering;
+    private final PreparedStatement row;
+    private final PreparedStatement partition;
+    private final PreparedStatement scan;
+    private final PreparedStatement addKeys;
+
+    /** What the rows table says of one row: its key, the entry keys it has had per index name, and the newest write seen. */
+    public record RowRecord(List<ByteBuffer> rowKey, Map<String, Set<List<ByteBuffer>>> keys, long written) {
+        public Set<List<ByteBuffer>> keys(String index) {
+            return keys.getOrDefault(index, Set.of());
+        }
+    }
+
+    /** The records of every row of a partition, and the newest range or partition delete seen (or Long.MIN_VALUE). */
+    public record PartitionRecords(List<RowRecord> rows, long partitionWritten) {}
+
+    public RowsTable(CqlSession session, TableDef def) {
+        this.session = session;
+        this.def = def;
+        List<Column> rowKey = RowsLayout.rowKey(def);
+        this.rowKeySize = rowKey.size();
+        this.hasClustering = !def.clusteringPrefix().isEmpty();
+        String rows = Cql.qualified(def.keyspace(), RowsLayout.tableName(def.table()));
+        String keys = Cql.quote(RowsLayout.KEYS);
+        String written = Cql.quote(RowsLayout.WRITTEN);
+        String key = rowKey.stream().map(Column::cqlName).collect(Collectors.joining(", "));
+        String whereRow = " WHERE " + rowKey.stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
+        String wherePartition = " WHERE " + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
+        this.row = session.prepare("SELECT " + key + ", " + keys + ", " + written + " FROM " + rows + whereRow);
+        this.partition = session.prepare("SELECT " + key + ", " + keys + ", " + written
+                + (hasClustering ? ", " + Cql.quote(RowsLayout.PARTITION_WRITTEN) : "") + " FROM " + rows + wherePartition);
+        this.scan = session.prepare("SELECT " + key + ", " + keys + ", " + written + " FROM " + rows + tokenRange(def));
+        this.addKeys = session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + keys + " = " + keys + " + ?" + whereRow);
+    }
+
+    /** {@code WHERE token(partition key) > ? AND token(partition key) <= ?} for the table's partition key. */
+    static String tokenRange(TableDef def) {
+        String token = "token(" + def.partitionKey().stream().map(Column::cqlName).collect(Collectors.joining(", ")) + ")";
+        return " WHERE " + token + " > ? AND " + token + " <= ?";
+    }
+
+    private static BoundStatementBuilder bindKey(PreparedStatement ps, List<ByteBuffer> key, ConsistencyLevel cl) {
+        BoundStatementBuilder b = ps.boundStatementBuilder();
+        for (int i = 0; i < key.size(); i++) {
+            b.setBytesUnsafe(i, key.get(i).duplicate());
+        }
+        return b.setConsistencyLevel(cl).setPageSize(1000);
+    }
+
+    /** The record of one row, or null when nothing recorded it. */
+    public RowRecord record(List<ByteBuffer> rowKey, ConsistencyLevel cl) {
+        checkRowKey(rowKey);
+        return recordOf(session.execute(bindKey(row, rowKey, cl).build()).one());
+    }
+
+    /** The records of every row of a partition. */
+    public PartitionRecords records(List<ByteBuffer> partitionKey, ConsistencyLevel cl) {
+        List<RowRecord> out = new ArrayList<>();
+        long partitionWritten = Long.MIN_VALUE;
+        for (Row r : session.execute(bindKey(partition, partitionKey, cl).build())) {
+            if (hasClustering && !r.isNull(rowKeySize + 2)) {
+                partitionWritten = Math.max(partitionWritten, r.getLong(rowKeySize + 2));
+            }
+            RowRecord record = recordOf(r);
+            if (record != null) {
+                out.add(record);
+            }
+        }
+        return new PartitionRecords(out, partitionWritten);
+    }
+
+    /** The records of every row whose partition token lies in (start, end]. */
+    public List<RowRecord> scan(long start, long end, int pageSize, ConsistencyLevel cl) {
+        List<RowRecord> out = new ArrayList<>();
+        for (Row r : session.execute(scan.bind(start, end).setConsistencyLevel(cl).setPageSize(pageSize).setIdempotent(true))) {
+            RowRecord record = recordOf(r);
+            if (record != null) {
+                out.add(record);
+            }
+        }
+        return out;
+    }
+
+    /** A row of a records select (row key, keys, newest write): null for none, or for a partition's static row alone. */
+    private RowRecord recordOf(Row r) {
+        if (r == null) {
+            return null;
+        }
+        List<ByteBuffer> rowKey = new ArrayList<>(rowKeySize);
+        for (int i = 0; i < rowKeySize; i++) {
+            ByteBuffer v = r.getBytesUnsafe(i);
+            if (v == null) {
+                return null;
+            }
+            rowKey.add(v);
+        }
+        return new RowRecord(rowKey, decodeKeys(r.getSet(rowKeySize, ByteBuffer.class)),
+                r.isNull(rowKeySize + 1) ? Long.MIN_VALUE : r.getLong(rowKeySize + 1));
+    }
+
+    /** A record for a row the rows table does not know. */
+    public static RowRecord none(List<ByteBuffer> rowKey) {
+        return new RowRecord(rowKey, Map.of(), Long.MIN_VALUE);
+    }
+
+    /** Records entry keys for a row before their entries are written, so that a later repair finds them. */
+    public void addKeys(List<ByteBuffer> rowKey, Map<String, ? extends java.util.Collection<List<ByteBuffer>>> keys, long timestampMicros,
+            ConsistencyLevel cl) {
+        Set<ByteBuffer> elements = new LinkedHashSet<>();
+        keys.forEach((index, list) -> list.forEach(key -> elements.add(element(index, key))));
+        if (elements.isEmpty()) {
+            return;
+        }
+        BoundStatementBuilder b = addKeys.boundStatementBuilder().setLong(0, timestampMicros).setSet(1, elements, ByteBuffer.class);
+        for (int i = 0; i < rowKey.size(); i++) {
+            b.setBytesUnsafe(2 + i, rowKey.get(i).duplicate());
+        }
+        session.execute(b.setConsistencyLevel(cl).setIdempotence(true).build());
+    }
+
+    /** The rows table's element for an entry key: as the trigger writes it. */
+    public static ByteBuffer element(String index, List<ByteBuffer> key) {
+        return RowsLayout.element(index, key);
+    }
+
+    private static Map<String, Set<List<ByteBuffer>>> decodeKeys(Set<ByteBuffer> elements) {
+        Map<String, Set<List<ByteBuffer>>> out = new LinkedHashMap<>();
+        for (ByteBuffer e : elements) {
+            List<ByteBuffer> parts = Composite.decode(e);
+            String index = StandardCharsets.UTF_8.decode(parts.get(0).duplicate()).toString();
+            out.computeIfAbsent(index, k -> new LinkedHashSet<>()).add(Composite.decode(parts.get(1)));
+        }
+        return out;
+    }
+
+    private void checkRowKey(List<ByteBuffer> rowKey) {
+        if (rowKey.size() != rowKeySize) {
+            throw new IllegalArgumentException("row key has " + rowKey.size() + " values, " + def.qualifiedName() + " needs " + rowKeySize);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package io.cassandragsi.index;
+
+import io.cassandragsi.index.RowReconcile.EntryState;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The repair of a versioned row after versions went away (a row, range or partition delete, an
+ * expired version), as a pure function: from the versions that remain, the entry keys the row
+ * has had (the rows table) and the entries as the index holds them, with their cells' write
+ * timestamps, the writes that make every entry say what the remaining versions say.
+ *
+ * <p>The sibling diff writes each cell at the TS of the version it is for, so that the latest
+ * version wins whatever the order. A version that goes away cannot be undone that way: the cells
+ * it wrote carry its TS, and an older version's values would lose to them. So a recompute writes
+ * each correction just above the cell it corrects: at {@code max(TS(value), writetime + 1)} (the
+ * timestamp rule for deletes and expiries, README). The writes depend on what was read, so the
+ * repair service runs one recompute of a row at a time (its markers share a shard), reading the
+ * entries before the versions: a diff that lands in between was made from versions it also sees.
+ *
+ * <p>An entry whose key no remaining version has gets {@code _deleted} one tick after its {@code
+ * _tid}; the entry of the newest remaining version matches again ({@code _deleted} not later than
+ * {@code _tid}); every other entry gets the exact next version that does not match. Projections
+ * follow the entry's version; a projection to clear gets a tombstone at its cell's own timestamp
+ * (a tombstone wins the tie).
+ */
+public final class VersionRecompute {
+    private VersionRecompute() {}
+
+    public static List<TablePlan.IndexWrite> recompute(TablePlan plan, IndexPlan index, List<? extends VersionRow> ascending,
+            Collection<List<ByteBuffer>> keys, Map<List<ByteBuffer>, EntryState> entries) {
+        if (index.perVersion()) {
+            throw new IllegalArgumentException("index " + index.index().name() + " keeps an entry per version: nothing to recompute");
+        }
+        List<List<ByteBuffer>> versionKeys = new ArrayList<>(ascending.size());
+        for (VersionRow v : ascending) {
+            versionKeys.add(plan.entryKey(index, v));
+        }
+        List<TablePlan.IndexWrite> out = new ArrayList<>();
+        for (List<ByteBuffer> key : keys) {
+            EntryState e = entries.get(key);
+            int last = versionKeys.lastIndexOf(key);
+            if (last < 0) {
+                if (e != null && e.matches()) {
+                    long mark = ticks(e.tid()) + 1;
+                    out.add(new TablePlan.MarkDeleted(index, key, tid(mark), Math.max(mark, e.deletedTimestamp() + 1)));
+                }
+                continue;
+            }
+            VersionRow v = ascending.get(last);
+            ByteBuffer vTid = v.get(plan.tidAttribute());
+            long vTs = WriteTimestamps.ofSerialized(vTid);
+            ByteBuffer tidWrite = e == null || !vTid.equals(e.tid()) ? vTid : null;
+            long tidTs = e == null ? vTs : Math.max(vTs, e.tidTimestamp() + 1);
+            int[] projAttrs = index.projAttributes();
+            TablePlan.ProjCell[] proj = new TablePlan.ProjCell[projAttrs.length];
+            boolean projChanged = false;
+            for (int i = 0; i < projAttrs.length; i++) {
+                ByteBuffer want = v.get(projAttrs[i]);
+                ByteBuffer have = e == null ? null : e.proj()[i];
+                if (Objects.equals(want, have)) {
+                    continue;
+                }
+                projChanged = true;
+                proj[i] = want == null ? new TablePlan.ProjCell(null, e.projTimestamp()[i], 0)
+                        : new TablePlan.ProjCell(want, e == null ? vTs : Math.max(vTs, e.projTimestamp()[i] + 1), 0);
+            }
+            if (tidWrite != null || projChanged) {
+                out.add(new TablePlan.Reconciled(index, key, tidWrite, tidTs, 0, proj));
+            }
+            VersionRow next = last + 1 < ascending.size() ? ascending.get(last + 1) : null;
+            long deletedTs = e == null ? Long.MIN_VALUE : e.deletedTimestamp();
+            if (next != null) {
+                ByteBuffer nextTid = next.get(plan.tidAttribute());
+                if (e == null || !nextTid.equals(e.deleted())) {
+                    out.add(new TablePlan.MarkDeleted(index, key, nextTid, Math.max(WriteTimestamps.ofSerialized(nextTid), deletedTs + 1)));
+                }
+            } else if (e != null && e.deleted() != null && Tids.compare(Tids.uuid(e.deleted()), Tids.uuid(vTid)) > 0) {
+                // the newest remaining version: a mark not later than _tid makes the entry match again
+                out.add(new TablePlan.MarkDeleted(index, key, vTid, Math.max(vTs, deletedTs + 1)));
+            }
+        }
+        return out;
+    }
+
+    private static long ticks(ByteBuffer tid) {
+        return WriteTimestamps.ofSerialized(tid);
+    }
+
+    private static ByteBuffer tid(long ticks) {
+        return Tids.bytes(Tids.minAtTicks(ticks));
+    }
+}

@@ -1,0 +1,126 @@
+package io.cassandragsi.index;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cassandragsi.index.RowReconcile.EntryState;
+import io.cassandragsi.schema.Definitions;
+import io.cassandragsi.schema.TableDef;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class VersionRecomputeTest {
+    private static final TableDef DEF = Definitions.read(Path.of("examples/revisions.json"));
+    private static final TablePlan PLAN = TablePlan.of(DEF);
+    private static final IndexPlan BY_LENGTH = PLAN.indexes().get(0);
+
+    private static ByteBuffer text(String s) {
+        return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static ByteBuffer varint(long v) {
+        return ByteBuffer.wrap(BigInteger.valueOf(v).toByteArray());
+    }
+
+    private static UUID tid(long ticks) {
+        return Tids.fromTicks(ticks, 0x1234L);
+    }
+
+    private static final class Version implements VersionRow {
+        final ByteBuffer[] values;
+
+        Version(long tidTicks, long length, String value) {
+            values = new ByteBuffer[] {text("k"), Tids.bytes(tid(tidTicks)), varint(length), value == null ? null : text(value)};
+        }
+
+        @Override
+        public boolean has(int attribute) {
+            return true;
+        }
+
+        @Override
+        public ByteBuffer get(int attribute) {
+            return values[attribute];
+        }
+    }
+
+    private static List<ByteBuffer> key(long length) {
+        return List.of(varint(length), text("k"));
+    }
+
+    private static EntryState entry(long tid, Long deleted, String value, long tidTs, long deletedTs, long valueTs) {
+        return new EntryState(Tids.bytes(tid(tid)), deleted == null ? null : Tids.bytes(tid(deleted)),
+                new ByteBuffer[] {value == null ? null : text(value)}, new long[] {value == null ? Long.MIN_VALUE : valueTs}, tidTs,
+                deletedTs);
+    }
+
+    private static long ticks(ByteBuffer tid) {
+        return WriteTimestamps.ofSerialized(tid);
+    }
+
+    @Test
+    void should_make_the_version_before_current_again_when_the_newest_goes_away() {
+        // v1 (length 10), then v2 (length 20) was deleted: 10 was marked at v2, 20 points at v2
+        Map<List<ByteBuffer>, EntryState> entries = new HashMap<>();
+        entries.put(key(10), entry(100, 200L, "a", 100, 200, 100));
+        entries.put(key(20), entry(200, null, "b", 200, Long.MIN_VALUE, 200));
+        List<TablePlan.IndexWrite> writes = VersionRecompute.recompute(PLAN, BY_LENGTH, List.of(new Version(100, 10, "a")),
+                List.of(key(10), key(20)), entries);
+
+        assertThat(writes).hasSize(2);
+        TablePlan.MarkDeleted restore = (TablePlan.MarkDeleted) writes.get(0);
+        assertThat(restore.key()).isEqualTo(key(10));
+        assertThat(ticks(restore.deletedAt())).as("a mark not later than _tid: matches again").isEqualTo(100);
+        assertThat(restore.timestamp()).as("just above the mark the deleted version wrote").isEqualTo(201);
+        TablePlan.MarkDeleted gone = (TablePlan.MarkDeleted) writes.get(1);
+        assertThat(gone.key()).isEqualTo(key(20));
+        assertThat(ticks(gone.deletedAt())).as("one tick after its _tid").isEqualTo(201);
+        assertThat(gone.timestamp()).isEqualTo(201);
+    }
+
+    @Test
+    void should_point_an_entry_back_at_its_latest_remaining_version_above_the_cells_of_the_deleted_one() {
+        // v1 (10, "a"), v2 (10, "b") deleted: the entry of 10 must say v1 and "a" again
+        Map<List<ByteBuffer>, EntryState> entries = Map.of(key(10), entry(200, null, "b", 200, Long.MIN_VALUE, 200));
+        List<TablePlan.IndexWrite> writes = VersionRecompute.recompute(PLAN, BY_LENGTH, List.of(new Version(100, 10, "a")), List.of(key(10)),
+                entries);
+
+        assertThat(writes).hasSize(1);
+        TablePlan.Reconciled r = (TablePlan.Reconciled) writes.get(0);
+        assertThat(ticks(r.tid())).isEqualTo(100);
+        assertThat(r.timestamp()).isEqualTo(201);
+        assertThat(r.proj()[0].value()).isEqualTo(text("a"));
+        assertThat(r.proj()[0].timestamp()).isEqualTo(201);
+    }
+
+    @Test
+    void should_set_the_exact_next_version_and_leave_what_is_right_alone() {
+        List<Version> versions = List.of(new Version(100, 10, "a"), new Version(300, 20, "c"), new Version(400, 20, "c"));
+        Map<List<ByteBuffer>, EntryState> entries = new HashMap<>();
+        entries.put(key(10), entry(100, 900L, "a", 100, 900, 100)); // a later non-matching version that was deleted
+        entries.put(key(20), entry(400, 300L, "c", 400, 300, 400)); // right: an old mark before its _tid
+        List<TablePlan.IndexWrite> writes = VersionRecompute.recompute(PLAN, BY_LENGTH, versions, List.of(key(10), key(20)), entries);
+
+        assertThat(writes).hasSize(1);
+        TablePlan.MarkDeleted m = (TablePlan.MarkDeleted) writes.get(0);
+        assertThat(m.key()).isEqualTo(key(10));
+        assertThat(ticks(m.deletedAt())).isEqualTo(300);
+        assertThat(m.timestamp()).isEqualTo(901);
+    }
+
+    @Test
+    void should_write_entries_a_remaining_version_needs_and_nothing_for_keys_without_an_entry() {
+        List<TablePlan.IndexWrite> writes = VersionRecompute.recompute(PLAN, BY_LENGTH, List.of(new Version(100, 10, "a")),
+                List.of(key(10), key(30)), Map.of());
+        assertThat(writes).hasSize(1);
+        TablePlan.Reconciled r = (TablePlan.Reconciled) writes.get(0);
+        assertThat(r.key()).isEqualTo(key(10));
+        assertThat(r.timestamp()).isEqualTo(100);
+    }
+}
