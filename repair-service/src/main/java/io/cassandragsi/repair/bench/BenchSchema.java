@@ -25,7 +25,7 @@ final class BenchSchema {
     static final String REPLICATION = "{'class': 'SimpleStrategy', 'replication_factor': 1}";
     /** The indexed attributes, in the order variants with one index or three use them. */
     static final List<String> INDEXED = List.of("a", "b", "c");
-    /** The index table of the client-side batch variant (same key and columns as our index table). */
+    /** The index table of the {@link Variant#LOGGED_BATCH} variant (keyed like our index table, a plain {@code tid}). */
     static final String BATCH_INDEX_TABLE = "idx_" + TABLE + "_by_a";
 
     private BenchSchema() {}
@@ -101,14 +101,9 @@ final class BenchSchema {
                     case SAI -> out.add("CREATE INDEX IF NOT EXISTS " + TABLE + "_a_sai ON " + ks + "." + TABLE + " (a) USING 'sai';");
                     case LOGGED_BATCH -> out.add("CREATE TABLE IF NOT EXISTS " + ks + "." + BATCH_INDEX_TABLE + " (\n"
                             + "  a text,\n  key text,\n  value text,\n  tid timeuuid,\n  PRIMARY KEY ((a), key)\n);");
-                    case BATCH_AS_TRIGGER -> {
-                        out.add("CREATE TABLE IF NOT EXISTS " + ks + "." + BATCH_INDEX_TABLE + " (\n"
-                                + "  a text,\n  key text,\n  value text,\n  \"_tid\" timeuuid,\n  \"_deleted\" timeuuid,\n"
-                                + "  PRIMARY KEY ((a), key)\n);");
-                        out.add(QueueLayout.createTable(ks, QueueLayout.Settings.defaults()));
-                    }
                     case ROWS_TABLE_U -> out.add(RowsLayout.createTable(def));
-                    case BATCH_AS_TRIGGER_U -> {
+                    case BATCH_AS_TRIGGER, BATCH_AS_TRIGGER_U -> {
+                        // gsi-1's (gsi-1-u's) rows and index tables as schema apply makes them, a queue of their own, no trigger
                         TableDef indexed = definition(variant, 1);
                         out.add(RowsLayout.createTable(indexed));
                         indexed.indexes().values().forEach(index -> out.add(CqlGenerator.createIndexTable(indexed, index)));
@@ -165,7 +160,8 @@ final class BenchSchema {
     /**
      * Reads that prove the variant maintains what it claims: the base row, and one read per index
      * through the index itself (so a trigger that silently does nothing fails the benchmark), and
-     * for gsi-1-u the rows table the trigger writes in the base write's mutation.
+     * the rows table the trigger (or the batch that stands in for it) writes in the base write's
+     * mutation.
      */
     static List<Probe> probes(Variant variant) {
         String ks = variant.keyspace();
@@ -178,12 +174,10 @@ final class BenchSchema {
                     out.add(new Probe("SELECT \"_tid\" FROM " + ks + "." + Index.tableName(table, "by_" + attr)
                             + " WHERE " + attr + " = ? LIMIT 1", attr));
                 }
-                if (variant.unversioned()) {
-                    out.add(rowsProbe(variant));
-                }
+                out.add(rowsProbe(variant));
             }
             case ROWS_TABLE_U -> out.add(rowsProbe(variant));
-            case BATCH_AS_TRIGGER_U -> {
+            case BATCH_AS_TRIGGER, BATCH_AS_TRIGGER_U -> {
                 out.add(new Probe("SELECT \"_tid\" FROM " + ks + "." + Index.tableName(table, "by_a") + " WHERE a = ? LIMIT 1", "a"));
                 out.add(rowsProbe(variant));
             }
@@ -192,7 +186,6 @@ final class BenchSchema {
                     new Probe("SELECT key FROM " + ks + ".mv_" + TABLE + "_by_" + attr + " WHERE " + attr + " = ? LIMIT 1", attr)));
             case SAI -> out.add(new Probe("SELECT key FROM " + ks + "." + TABLE + " WHERE a = ? LIMIT 1", "a"));
             case LOGGED_BATCH -> out.add(new Probe("SELECT tid FROM " + ks + "." + BATCH_INDEX_TABLE + " WHERE a = ? LIMIT 1", "a"));
-            case BATCH_AS_TRIGGER -> out.add(new Probe("SELECT \"_tid\" FROM " + ks + "." + BATCH_INDEX_TABLE + " WHERE a = ? LIMIT 1", "a"));
             default -> {
                 // UNINDEXED, UNINDEXED_U, TRIGGER_ONLY: the base row alone
             }
@@ -200,8 +193,10 @@ final class BenchSchema {
         return out;
     }
 
+    /** The rows-table row of the write's key: {@code _w} on the unversioned table, {@code _keys} (all a versioned row has) else. */
     private static Probe rowsProbe(Variant variant) {
-        return new Probe("SELECT \"" + RowsLayout.WRITTEN + "\" FROM " + variant.keyspace() + "." + RowsLayout.tableName(table(variant))
+        String column = variant.unversioned() ? RowsLayout.WRITTEN : RowsLayout.KEYS;
+        return new Probe("SELECT \"" + column + "\" FROM " + variant.keyspace() + "." + RowsLayout.tableName(table(variant))
                 + " WHERE key = ?", "key");
     }
 
@@ -241,10 +236,25 @@ final class BenchSchema {
         return "INSERT INTO " + variant.keyspace() + "." + BATCH_INDEX_TABLE + " (a, key, value, tid) VALUES (?, ?, ?, ?)";
     }
 
-    /** The index entry the client writes in the {@link Variant#BATCH_AS_TRIGGER} variant, as the trigger would. */
+    /**
+     * The index entry the client writes in the {@link Variant#BATCH_AS_TRIGGER} variant, as gsi-1's
+     * trigger does: row marker, {@code value} and {@code _tid} at TS(tid), no {@code _deleted};
+     * markers for a, key, value, {@code _tid} and the timestamp.
+     */
     static String insertTriggerLikeEntry(Variant variant) {
-        return "INSERT INTO " + variant.keyspace() + "." + BATCH_INDEX_TABLE + " (a, key, value, \"_tid\", \"_deleted\")"
-                + " VALUES (?, ?, ?, ?, null) USING TIMESTAMP ?";
+        return "INSERT INTO " + variant.keyspace() + "." + Index.tableName(TABLE, "by_a") + " (a, key, value, \"_tid\")"
+                + " VALUES (?, ?, ?, ?) USING TIMESTAMP ?";
+    }
+
+    /**
+     * The rows-table row gsi-1's trigger writes for a version, for {@link Variant#BATCH_AS_TRIGGER}:
+     * the entry key added to {@code _keys} (no row marker, no {@code _w} on a versioned table) at
+     * the batch's timestamp, as the trigger's is at the node's clock; markers for the element and
+     * the base key. Its partition key is the base row's, so it joins the base row's mutation.
+     */
+    static String updateVersionedRows(Variant variant) {
+        return "UPDATE " + variant.keyspace() + "." + RowsLayout.tableName(TABLE) + " SET \""
+                + RowsLayout.KEYS + "\" = \"" + RowsLayout.KEYS + "\" + ? WHERE key = ?";
     }
 
     /** The marker the client writes in the {@link Variant#BATCH_AS_TRIGGER} variant, as the trigger would. */

@@ -33,12 +33,15 @@ enum Variant {
     TRIGGER_ONLY("trigger-only", false, "our trigger installed, no index tables: it returns nothing (profiling aid)"),
     /**
      * A profiling aid, not in the default set: the client writes in one LOGGED batch exactly what
-     * gsi-1's batch holds (the base row, an index entry with {@code _tid} and a null
-     * {@code _deleted} at TS(tid), and a marker row in a queue-shaped table with a TTL), without a
-     * trigger. gsi-1 minus this is the price of the trigger itself; this minus logged-batch is the
-     * price of the marker.
+     * gsi-1's batch holds, without a trigger, into tables like gsi-1's: the base row together with
+     * the row of the rows table that records the entry's key in {@code _keys} (same partition,
+     * so one mutation, as the trigger's rows-table row joins the base write's), the index entry
+     * (row marker, {@code value} and {@code _tid} at TS(tid), no {@code _deleted}), and a marker row
+     * in a queue-shaped table with a TTL. gsi-1 minus this is the price of the trigger itself; this
+     * minus logged-batch is the price of the rows table and the marker.
      */
-    BATCH_AS_TRIGGER("batch-as-trigger", false, "client-side LOGGED batch of the 3 mutations gsi-1's batch holds (profiling aid)"),
+    BATCH_AS_TRIGGER("batch-as-trigger", false,
+            "client-side LOGGED batch of what gsi-1's batch holds: base + rows-table row, entry, marker (profiling aid)"),
     /**
      * A profiling aid on the unversioned table, not in the default set: the client writes the base
      * row and the row gsi-1-u's trigger adds to the rows table ({@code _keys} element and {@code _w}

@@ -11,6 +11,7 @@ import io.cassandragsi.index.RowReconcile;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.repair.cli.CommandFailedException;
 import io.cassandragsi.schema.QueueLayout;
+import io.cassandragsi.schema.RowsLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -64,8 +65,14 @@ final class WriteLoad {
                 index.bind(w.a(), w.key(), w.value(), tid));
     }
 
-    /** Base row, index entry at TS(tid) and marker (TTL from the table), as gsi-1's trigger batch holds them. */
+    /**
+     * What gsi-1's trigger batch holds: the base row and the rows-table row with the entry's key in
+     * {@code _keys} (one partition of one keyspace, so Cassandra applies them as one mutation, as it
+     * merges the trigger's rows-table row into the base write's), the index entry at TS(tid) without
+     * {@code _deleted}, and the marker (TTL from the table).
+     */
     private Writer triggerLikeWriter(Variant variant, PreparedStatement base) {
+        PreparedStatement rows = session.prepare(BenchSchema.updateVersionedRows(variant));
         PreparedStatement entry = session.prepare(BenchSchema.insertTriggerLikeEntry(variant));
         PreparedStatement marker = session.prepare(BenchSchema.insertMarker(variant));
         QueueLayout.Settings queue = QueueLayout.Settings.defaults();
@@ -74,6 +81,7 @@ final class WriteLoad {
             int shard = QueueLayout.shardOf(variant.keyspace(), BenchSchema.TABLE, pk, queue.shards());
             return BatchStatement.newInstance(BatchType.LOGGED,
                     base.bind(w.key(), tid, w.a(), w.b(), w.c(), w.value()),
+                    rows.bind(Set.of(entryKey(w)), w.key()),
                     entry.bind(w.a(), w.key(), w.value(), tid, WriteTimestamps.of(tid)),
                     marker.bind(shard, queue.bucketOf(System.currentTimeMillis()), Uuids.timeBased(), variant.keyspace(),
                             BenchSchema.TABLE, pk, Composite.encode(List.of()), tid, tid, 0));
@@ -120,9 +128,12 @@ final class WriteLoad {
         return Uuids.unixTimestamp(tid) * 1000 + (tid.timestamp() % 10_000) / 10;
     }
 
-    /** An element of the rows table's {@code _keys} like the trigger's: index name and entry key (a, key). */
-    private static ByteBuffer entryKey(WriteSequence.Write w) {
-        return Composite.encode(List.of(utf8("by_a"), Composite.encode(List.of(utf8(w.a()), utf8(w.key())))));
+    /**
+     * The element of the rows table's {@code _keys} the trigger records for the write's entry in
+     * {@code by_a}: its key is (a, key) on both tables (a versioned entry's key has no tid).
+     */
+    static ByteBuffer entryKey(WriteSequence.Write w) {
+        return RowsLayout.element("by_a", List.of(utf8(w.a()), utf8(w.key())));
     }
 
     private static ByteBuffer utf8(String s) {

@@ -104,12 +104,60 @@ class BenchSchemaTest {
     void should_write_in_the_batch_as_trigger_variant_what_the_trigger_writes() {
         List<String> cql = cql(Variant.BATCH_AS_TRIGGER);
         assertThat(cql).noneMatch(s -> s.contains("CREATE TRIGGER"));
-        assertThat(cql).anyMatch(s -> s.contains("bench_batch_as_trigger.idx_revisions_by_a") && s.contains("_deleted timeuuid"));
         assertThat(cql).last().asString().startsWith("CREATE TABLE IF NOT EXISTS bench_batch_as_trigger.queue (")
                 .contains("default_time_to_live = " + io.cassandragsi.schema.QueueLayout.DEFAULT_TTL_SECONDS);
-        assertThat(BenchSchema.insertTriggerLikeEntry(Variant.BATCH_AS_TRIGGER)).contains("USING TIMESTAMP ?").contains("null)");
+        // the entry: row marker, value and _tid at TS(tid); no _deleted (the trigger leaves it alone)
+        assertThat(BenchSchema.insertTriggerLikeEntry(Variant.BATCH_AS_TRIGGER)).isEqualTo("INSERT INTO"
+                + " bench_batch_as_trigger.idx_revisions_by_a_ever (a, key, value, \"_tid\") VALUES (?, ?, ?, ?) USING TIMESTAMP ?");
+        // the rows-table row: a _keys element, no row marker, no _w (versioned), keyed like the base partition
+        assertThat(BenchSchema.updateVersionedRows(Variant.BATCH_AS_TRIGGER)).isEqualTo(
+                "UPDATE bench_batch_as_trigger.idx_revisions__rows SET \"_keys\" = \"_keys\" + ? WHERE key = ?");
         assertThat(BenchSchema.insertMarker(Variant.BATCH_AS_TRIGGER)).startsWith("INSERT INTO bench_batch_as_trigger.queue ");
         assertThat(BenchSchema.flushTargets(Variant.BATCH_AS_TRIGGER)).containsExactly("bench_batch_as_trigger", "system.batches");
+        assertThat(BenchSchema.probes(Variant.BATCH_AS_TRIGGER)).extracting(BenchSchema.Probe::cql).containsExactly(
+                "SELECT tid FROM bench_batch_as_trigger.revisions WHERE key = ? LIMIT 1",
+                "SELECT \"_tid\" FROM bench_batch_as_trigger.idx_revisions_by_a_ever WHERE a = ? LIMIT 1",
+                "SELECT \"_keys\" FROM bench_batch_as_trigger.idx_revisions__rows WHERE key = ?");
+    }
+
+    @Test
+    void should_create_gsi_1_s_rows_and_index_tables_without_a_trigger_for_batch_as_trigger() {
+        for (String table : List.of("revisions", "idx_revisions__rows", "idx_revisions_by_a_ever")) {
+            assertThat(creating(Variant.BATCH_AS_TRIGGER, table)).as(table).isEqualTo(creating(Variant.GSI_1, table));
+        }
+        assertThat(creating(Variant.BATCH_AS_TRIGGER, "idx_revisions__rows")).startsWith(
+                "CREATE TABLE IF NOT EXISTS KS.idx_revisions__rows (\n  key text,\n  _keys set<blob>,").contains("PRIMARY KEY ((key))");
+        assertThat(cql(Variant.BATCH_AS_TRIGGER)).hasSize(5);
+    }
+
+    @Test
+    void should_record_the_entry_key_in_the_rows_table_as_the_trigger_does() {
+        // the trigger: RowsLayout.element(index name, entry key) for each entry TablePlan derives
+        io.cassandragsi.index.TablePlan plan = io.cassandragsi.index.TablePlan.of(BenchSchema.definition("ks", 1));
+        WriteSequence.Write w = new WriteSequence.Write("k-1", "a-2", "b-3", "c-4", "v");
+        java.util.UUID tid = com.datastax.oss.driver.api.core.uuid.Uuids.timeBased();
+        java.util.Map<String, java.nio.ByteBuffer> byName = java.util.Map.of("key", utf8(w.key()), "tid",
+                com.datastax.oss.driver.api.core.type.codec.TypeCodecs.TIMEUUID.encode(tid, com.datastax.oss.driver.api.core.ProtocolVersion.DEFAULT),
+                "a", utf8(w.a()), "b", utf8(w.b()), "c", utf8(w.c()), "value", utf8(w.value()));
+        List<java.nio.ByteBuffer> values = plan.table().attributes().keySet().stream().map(byName::get).toList();
+        io.cassandragsi.index.TablePlan.Derivation d = plan.derive(new io.cassandragsi.index.VersionRow() {
+            @Override
+            public boolean has(int attribute) {
+                return true;
+            }
+
+            @Override
+            public java.nio.ByteBuffer get(int attribute) {
+                return values.get(attribute).duplicate();
+            }
+        });
+        assertThat(d.complete()).isTrue();
+        assertThat(d.entries()).singleElement().satisfies(e -> assertThat(
+                io.cassandragsi.schema.RowsLayout.element(e.index().index().name(), e.key())).isEqualTo(WriteLoad.entryKey(w)));
+    }
+
+    private static java.nio.ByteBuffer utf8(String s) {
+        return java.nio.ByteBuffer.wrap(s.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     /** The statement of {@code v} that creates {@code table}, with the keyspace's name replaced by KS. */
@@ -145,7 +193,8 @@ class BenchSchemaTest {
     @Test
     void should_probe_every_index_through_the_index_itself() {
         assertThat(BenchSchema.probes(Variant.UNINDEXED)).extracting(BenchSchema.Probe::column).containsExactly("key");
-        assertThat(BenchSchema.probes(Variant.GSI_3)).extracting(BenchSchema.Probe::column).containsExactly("key", "a", "b", "c");
+        assertThat(BenchSchema.probes(Variant.GSI_3)).extracting(BenchSchema.Probe::column).containsExactly("key", "a", "b", "c", "key");
+        assertThat(BenchSchema.probes(Variant.GSI_1).get(2).cql()).isEqualTo("SELECT \"_keys\" FROM bench_gsi_1.idx_revisions__rows WHERE key = ?");
         assertThat(BenchSchema.probes(Variant.GSI_3).get(3).cql())
                 .isEqualTo("SELECT \"_tid\" FROM bench_gsi_3.idx_revisions_by_c_ever WHERE c = ? LIMIT 1");
         assertThat(BenchSchema.probes(Variant.MV_3)).hasSize(4);
