@@ -28,8 +28,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Deletes and expiries on a versioned table, on a real node: random histories of new versions
- * (some with old tids, some expiring after 2 s, some re-inserting a deleted version), row deletes
+ * Deletes, expiries and rewrites on a versioned table, on a real node: random histories of new
+ * versions (some with old tids, some expiring after 2 s, some re-inserting a deleted version),
+ * in-place rewrites of older versions (an update or a delete of the indexed attribute), row deletes
  * (mostly of the newest version), range deletes and partition deletes, part of them while the
  * repair service is stopped. The oracle is an in-test model: a row's current version is its
  * newest version that is still there (not deleted, not expired). Once the service has drained,
@@ -60,7 +61,7 @@ class VersionedDeletesIT {
     }
 
     /** One stored version as the oracle sees it: expiresAt epoch millis, 0 when it does not expire. */
-    private record Version(UUID tid, int length, String value, long expiresAt) {
+    private record Version(UUID tid, Integer length, String value, long expiresAt) {
         boolean liveAt(long nowMillis) {
             return expiresAt == 0 || expiresAt > nowMillis;
         }
@@ -72,6 +73,7 @@ class VersionedDeletesIT {
         final Map<String, TreeMap<UUID, Version>> rows = new TreeMap<>();
         final List<Version> deleted = new ArrayList<>();
         int steps;
+        int rewrites;
         long lastExpiry;
 
         History(long seed) {
@@ -92,7 +94,9 @@ class VersionedDeletesIT {
                         : Uuids.timeBased();
                 boolean expiring = random.nextInt(8) == 0;
                 insert(key, new Version(tid, random.nextInt(LENGTHS), "v" + random.nextInt(3), expiring ? expiry(2) : 0));
-            } else if (op < 11 && !deleted.isEmpty()) {
+            } else if ((op == 9 || op == 10) && rewritable(row) != null) {
+                rewrite(key);
+            } else if (op == 11 && !deleted.isEmpty()) {
                 Version again = deleted.remove(random.nextInt(deleted.size())); // a deleted version written again
                 insert(keyOf(again), new Version(again.tid(), again.length(), again.value(), 0));
             } else if (op < 16) {
@@ -117,6 +121,28 @@ class VersionedDeletesIT {
 
         private final Map<UUID, String> keys = new java.util.HashMap<>();
 
+        /** An in-place rewrite of the row's newest version, if it is more than 2 s old: its indexed attribute changes or goes. */
+        void rewrite(String key) {
+            TreeMap<UUID, Version> row = row(key);
+            Version v = rewritable(row);
+            if (v == null) {
+                return;
+            }
+            Integer length = random.nextInt(4) == 0 ? null : (v.length() == null ? 0 : v.length() + 1) % LENGTHS;
+            session.execute(length == null
+                    ? SimpleStatement.newInstance("DELETE length FROM " + KS + ".revisions WHERE key = ? AND tid = ?", key, v.tid())
+                    : SimpleStatement.newInstance("UPDATE " + KS + ".revisions SET length = ? WHERE key = ? AND tid = ?",
+                            BigInteger.valueOf(length), key, v.tid()));
+            row.put(v.tid(), new Version(v.tid(), length, v.value(), 0));
+            rewrites++;
+        }
+
+        /** The row's newest version when it does not expire and its tid is more than two seconds old, or null. */
+        Version rewritable(TreeMap<UUID, Version> row) {
+            Version v = row.isEmpty() ? null : row.lastEntry().getValue();
+            return v != null && v.expiresAt() == 0 && Tids.instant(v.tid()).toEpochMilli() < System.currentTimeMillis() - 2_000 ? v : null;
+        }
+
         String keyOf(Version v) {
             return keys.get(v.tid());
         }
@@ -134,7 +160,8 @@ class VersionedDeletesIT {
         void insert(String key, Version v) {
             String ttl = v.expiresAt() == 0 ? "" : " USING TTL 2";
             session.execute(SimpleStatement.newInstance("INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES (?, ?, ?, ?)" + ttl,
-                    key, v.tid(), BigInteger.valueOf(v.length()), v.value()).setConsistencyLevel(ConsistencyLevel.LOCAL_QUORUM));
+                    key, v.tid(), v.length() == null ? null : BigInteger.valueOf(v.length()), v.value())
+                    .setConsistencyLevel(ConsistencyLevel.LOCAL_QUORUM));
             row(key).put(v.tid(), v);
             keys.put(v.tid(), key);
             lastExpiry = Math.max(lastExpiry, v.expiresAt());
@@ -150,7 +177,7 @@ class VersionedDeletesIT {
                         current = v;
                     }
                 }
-                if (current != null && current.length() == length) {
+                if (current != null && current.length() != null && current.length() == length) {
                     out.add(item(e.getKey(), current));
                 }
             }
@@ -246,6 +273,10 @@ class VersionedDeletesIT {
         for (int i = 0; i < 150; i++) {
             h.step(); // the service is down while deletes and expiries happen
         }
+        Thread.sleep(2_100);
+        for (String key : new ArrayList<>(h.rows.keySet())) {
+            h.rewrite(key); // the newest version of each row rewritten in place, with nothing after it
+        }
         try (RepairService service = new RepairService(session, GsiConfig.defaults()).start()) {
             Thread.sleep(Math.max(0, h.lastExpiry + 3_000 - System.currentTimeMillis()));
             long deadline = System.currentTimeMillis() + 90_000;
@@ -266,8 +297,8 @@ class VersionedDeletesIT {
                     past.add("as of " + Instant.ofEpochMilli(q) + " length " + length + ": got " + got + ", want " + want);
                 }
             }
-            System.out.printf("VersionedDeletesIT seed %d: %d steps; false positives during the history %d; after drain: eventual %s,"
-                    + " consistent %s, consistent as of past moments %s; service %s%n", seed, h.steps, falsePositives, drift, consistent,
+            System.out.printf("VersionedDeletesIT seed %d: %d steps (%d in-place rewrites); false positives during the history %d; after drain: eventual %s,"
+                    + " consistent %s, consistent as of past moments %s; service %s%n", seed, h.steps, h.rewrites, falsePositives, drift, consistent,
                     past, service.status());
             assertThat(falsePositives).as("seed %d: consistent-read false positives", seed).isZero();
             assertThat(drift).as("seed %d: eventual reads after drain", seed).isEmpty();
@@ -283,5 +314,36 @@ class VersionedDeletesIT {
             assertThat(fixed.index("by_tid").unfixable()).isZero();
             assertThat(jobs.check(KS, "revisions", null, false, null).drift()).as("seed %d: check after fix", seed).isFalse();
         }
+    }
+
+    /** An in-place rewrite of the newest version (a second after its tid's time) moves its entry; without a recompute the old one stays. */
+    @Test
+    void should_move_the_entry_when_the_newest_version_is_rewritten_in_place() throws Exception {
+        UUID tid = Uuids.timeBased();
+        session.execute(SimpleStatement.newInstance("INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES ('rw', ?, 100, 'x')", tid));
+        Thread.sleep(1_200);
+        session.execute(SimpleStatement.newInstance("UPDATE " + KS + ".revisions SET length = 101 WHERE key = 'rw' AND tid = ?", tid));
+        try (RepairService service = new RepairService(session, GsiConfig.defaults()).start()) {
+            long deadline = System.currentTimeMillis() + 30_000;
+            Set<Map<String, String>> old;
+            Set<Map<String, String>> moved;
+            do {
+                Thread.sleep(200);
+                old = read(100);
+                moved = read(101);
+            } while ((!old.isEmpty() || moved.size() != 1) && System.currentTimeMillis() < deadline);
+            assertThat(old).as("the entry of the version's old length").isEmpty();
+            assertThat(moved).extracting(m -> m.get("tid")).containsExactly(tid.toString());
+        }
+    }
+
+    private static Set<Map<String, String>> read(int length) {
+        Set<Map<String, String>> out = new LinkedHashSet<>();
+        for (Map<String, Object> i : reader.read(IndexReader.Query.of(KS, "revisions", "by_length", String.valueOf(length))).items()) {
+            Map<String, String> m = new TreeMap<>();
+            i.forEach((k, v) -> m.put(k, String.valueOf(v)));
+            out.add(m);
+        }
+        return out;
     }
 }

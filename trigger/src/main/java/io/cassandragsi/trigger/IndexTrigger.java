@@ -108,10 +108,10 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
                     Row row = (Row) unfiltered;
                     CompiledTable.UpdateRow values = table.new UpdateRow(partitionValues, row);
                     int flags = 0;
-                    if (!row.deletion().isLive() || values.expiring) {
-                        flags |= QueueLayout.FLAG_DELETE;
-                    }
                     ByteBuffer tid = values.tid();
+                    if (!row.deletion().isLive() || values.expiring || rewrites(values, tid)) {
+                        flags |= QueueLayout.FLAG_DELETE; // the service recomputes the row from all its versions
+                    }
                     List<ByteBuffer> prefix = table.prefix(row);
                     if (!cas && row.deletion().isLive()) {
                         flags |= index(table, values, tid, nowInSec, out, recorded.computeIfAbsent(prefix, p -> new ArrayList<>(2)));
@@ -261,6 +261,17 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
         CompiledTable.logRateLimited("gsi trigger: error indexing an update of {}.{}; the write goes on and the repair service will index it: {}",
                 base.keyspace, base.name, e.toString());
         LOG.debug("gsi trigger error", e);
+    }
+
+    /**
+     * A write this long after its tid's own time is taken for an in-place rewrite of an existing
+     * version (or a late old version): the entry that version had may have to stop matching, which
+     * only a recompute of the row can know. Writes of new versions carry a tid made a moment before.
+     */
+    static final long REWRITE_AFTER_MICROS = 1_000_000L;
+
+    private static boolean rewrites(CompiledTable.UpdateRow values, ByteBuffer tid) {
+        return values.newest != Long.MIN_VALUE && values.newest - WriteTimestamps.ofSerialized(tid) / 10 > REWRITE_AFTER_MICROS;
     }
 
     /** True when the key cells the update carries for an entry are all live (a deleted key cell means no entry). */
