@@ -42,8 +42,9 @@ class TriggerIT {
     }
 
     /** A fresh tid, 1 ms after the previous one. */
+    /** A new version's tid: now (a write more than a second after its tid's time is taken for a rewrite), and increasing. */
     private static UUID tid() {
-        return Tids.fromTicks(CLOCK.addAndGet(10_000), 0x42);
+        return Tids.fromTicks(CLOCK.updateAndGet(c -> Math.max(c + 10_000, Tids.ticks(java.time.Instant.now()))), 0x42);
     }
 
     private static Row entry(long length, String key) {

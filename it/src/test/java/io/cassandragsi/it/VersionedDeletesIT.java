@@ -96,8 +96,9 @@ class VersionedDeletesIT {
                 insert(key, new Version(tid, random.nextInt(LENGTHS), "v" + random.nextInt(3), expiring ? expiry(2) : 0));
             } else if ((op == 9 || op == 10) && rewritable(row) != null) {
                 rewrite(key);
-            } else if (op == 11 && !deleted.isEmpty()) {
-                Version again = deleted.remove(random.nextInt(deleted.size())); // a deleted version written again
+            } else if (op == 11 && reinsertable() >= 0) {
+                // a deleted version written again, more than a second after its tid's time (README, limits)
+                Version again = deleted.remove(reinsertable());
                 insert(keyOf(again), new Version(again.tid(), again.length(), again.value(), 0));
             } else if (op < 16) {
                 UUID tid = random.nextInt(4) == 0 ? new ArrayList<>(row.keySet()).get(random.nextInt(row.size())) : row.lastKey();
@@ -141,6 +142,17 @@ class VersionedDeletesIT {
         Version rewritable(TreeMap<UUID, Version> row) {
             Version v = row.isEmpty() ? null : row.lastEntry().getValue();
             return v != null && v.expiresAt() == 0 && Tids.instant(v.tid()).toEpochMilli() < System.currentTimeMillis() - 2_000 ? v : null;
+        }
+
+        /** The position of a deleted version whose tid is more than 1.5 s old, or -1. */
+        int reinsertable() {
+            long before = System.currentTimeMillis() - 1_500;
+            for (int i = 0; i < deleted.size(); i++) {
+                if (Tids.instant(deleted.get(i).tid()).toEpochMilli() < before) {
+                    return i;
+                }
+            }
+            return -1;
         }
 
         String keyOf(Version v) {

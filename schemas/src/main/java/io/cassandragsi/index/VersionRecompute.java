@@ -33,6 +33,16 @@ public final class VersionRecompute {
 
     public static List<TablePlan.IndexWrite> recompute(TablePlan plan, IndexPlan index, List<? extends VersionRow> ascending,
             Collection<List<ByteBuffer>> keys, Map<List<ByteBuffer>, EntryState> entries) {
+        return recompute(plan, index, ascending, keys, entries, Long.MIN_VALUE);
+    }
+
+    /**
+     * As above; {@code floor} is the least timestamp for a cell of an entry that reads as absent
+     * ({@code _tid} or a projection): an expired cell still shadows every lower timestamp, and its
+     * write time cannot be read (for an expiry, one tick after the expired version's TS).
+     */
+    public static List<TablePlan.IndexWrite> recompute(TablePlan plan, IndexPlan index, List<? extends VersionRow> ascending,
+            Collection<List<ByteBuffer>> keys, Map<List<ByteBuffer>, EntryState> entries, long floor) {
         if (index.perVersion()) {
             throw new IllegalArgumentException("index " + index.index().name() + " keeps an entry per version: nothing to recompute");
         }
@@ -55,7 +65,7 @@ public final class VersionRecompute {
             ByteBuffer vTid = v.get(plan.tidAttribute());
             long vTs = WriteTimestamps.ofSerialized(vTid);
             ByteBuffer tidWrite = e == null || !vTid.equals(e.tid()) ? vTid : null;
-            long tidTs = e == null ? vTs : Math.max(vTs, e.tidTimestamp() + 1);
+            long tidTs = e == null ? vTs : Math.max(vTs, e.tid() == null ? floor : e.tidTimestamp() + 1);
             int[] projAttrs = index.projAttributes();
             TablePlan.ProjCell[] proj = new TablePlan.ProjCell[projAttrs.length];
             boolean projChanged = false;
@@ -67,7 +77,7 @@ public final class VersionRecompute {
                 }
                 projChanged = true;
                 proj[i] = want == null ? new TablePlan.ProjCell(null, e.projTimestamp()[i], 0)
-                        : new TablePlan.ProjCell(want, e == null ? vTs : Math.max(vTs, e.projTimestamp()[i] + 1), 0);
+                        : new TablePlan.ProjCell(want, e == null ? vTs : Math.max(vTs, have == null ? floor : e.projTimestamp()[i] + 1), 0);
             }
             if (tidWrite != null || projChanged) {
                 out.add(new TablePlan.Reconciled(index, key, tidWrite, tidTs, 0, proj));

@@ -328,7 +328,8 @@ final class Check {
                 }));
             }
             CompletableFuture.allOf(reads.toArray(new CompletableFuture<?>[0])).join();
-            writes.addAll(VersionRecompute.recompute(table.plan, e.getKey(), versions, e.getValue(), entries));
+            // a cell that reads as absent may be an expired one whose timestamp cannot be read: write it above now
+            writes.addAll(VersionRecompute.recompute(table.plan, e.getKey(), versions, e.getValue(), entries, Tids.ticks(Instant.now())));
         }
         for (Statement<?> st : table.statements(writes, write)) {
             pending.add(inFlight.submit(() -> table.execute(st)));

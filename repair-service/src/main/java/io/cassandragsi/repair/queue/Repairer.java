@@ -113,6 +113,9 @@ public final class Repairer {
         if (!contains(versions, g.tidMin()) || !contains(versions, g.tidMax())) {
             return Outcome.RETRY; // not visible yet (batch in flight, CAS not committed) or deleted since
         }
+        if (sameTick(versions)) {
+            return recompute(table, g, pk, cl); // their cells tie at one TS: only writes above them can order them
+        }
         apply(table, table.plan.diff(versions, g.upsertAll()));
         diffs.increment();
         return Outcome.DONE;
@@ -152,6 +155,8 @@ public final class Repairer {
             List<ByteBuffer> rowKey = records.keySet().iterator().next();
             rows.put(rowKey, table.base.versions(rowKey, cl));
         }
+        // an expired cell shadows lower timestamps unseen: cells that read as absent are written above the marked version
+        long floor = g.tidMax() == null ? Long.MIN_VALUE : WriteTimestamps.of(g.tidMax()) + 1;
         List<TablePlan.IndexWrite> writes = new ArrayList<>();
         Set<List<ByteBuffer>> rowKeys = new LinkedHashSet<>(records.keySet());
         rowKeys.addAll(rows.keySet());
@@ -183,7 +188,7 @@ public final class Repairer {
                 known.putAll(more.getOrDefault(plan, Map.of()));
                 Set<List<ByteBuffer>> keys = new LinkedHashSet<>(record.keys(plan.index().name()));
                 keys.addAll(unrecorded.getOrDefault(plan.index().name(), List.of()));
-                writes.addAll(VersionRecompute.recompute(table.plan, plan, versions, keys, known));
+                writes.addAll(VersionRecompute.recompute(table.plan, plan, versions, keys, known, floor));
             }
             if (table.records != null && !unrecorded.isEmpty()) {
                 table.records.addKeys(rowKey, unrecorded, 0, write);
@@ -269,6 +274,16 @@ public final class Repairer {
         for (Reconciler.IndexResult r : Reconciler.reconcile(table, table.plan.indexes(), record, row, stopHint, Map.of(), true, read, write)) {
             writes.addAll(r.writes());
         }
+    }
+
+    /** True when two consecutive versions share a 100-ns tick (and so a TS). */
+    private static boolean sameTick(List<Versions.Version> versions) {
+        for (int i = 1; i < versions.size(); i++) {
+            if (WriteTimestamps.of(versions.get(i - 1).tid()) == WriteTimestamps.of(versions.get(i).tid())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean contains(List<Versions.Version> versions, UUID tid) {
