@@ -576,7 +576,9 @@ class ReadIT {
             assertThat(get(api.port(), "/admin/status", "").statusCode()).as("status needs the token too").isEqualTo(401);
             Raw ok = get(api.port(), path, "Authorization: Bearer it-read-token\r\n");
             assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
-            assertThat(ok.body()).startsWith("{\"items\":[");
+            assertThat(ok.body()).startsWith("{\"items\":[").contains("\"as_of\":\"");
+            Raw past = get(api.port(), path + "?as_of=2026-01-01T00:00:00Z", "Authorization: Bearer it-read-token\r\n");
+            assertThat(past.body()).as("the moment the answer is as of").endsWith("\"as_of\":\"2026-01-01T00:00:00Z\"}");
         }
     }
 

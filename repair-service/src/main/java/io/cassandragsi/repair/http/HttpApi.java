@@ -380,6 +380,9 @@ public final class HttpApi implements AutoCloseable {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("items", page.items());
         body.put("next", page.next());
+        if (page.asOf() != null) {
+            body.put("as_of", page.asOf().toString()); // the moment the answer is as of (DESIGN.md section 4)
+        }
         return body;
     }
 

@@ -115,7 +115,12 @@ public final class IndexReader implements AutoCloseable {
     }
 
     /** One page: items in index order and the token of the next page, or null at the end. */
-    public record Page(List<Map<String, Object>> items, String next) {}
+    public record Page(List<Map<String, Object>> items, String next, Instant asOf) {
+        /** A page whose query time is not known. */
+        public Page(List<Map<String, Object>> items, String next) {
+            this(items, next, null);
+        }
+    }
 
     /**
      * @param queue where read repair goes (null: no read repair)
@@ -329,14 +334,14 @@ public final class IndexReader implements AutoCloseable {
             ByteBuffer nextState = rs.getExecutionInfo().getPagingState();
             return consume(read, rows, skip, items).thenCompose(i -> {
                 if (items.size() >= read.limit() && i < rows.size()) {
-                    return CompletableFuture.completedFuture(new Page(items, token(read, state, i)));
+                    return CompletableFuture.completedFuture(new Page(items, token(read, state, i), Tids.instant(read.q())));
                 }
                 if (nextState == null) {
-                    return CompletableFuture.completedFuture(new Page(items, null));
+                    return CompletableFuture.completedFuture(new Page(items, null, Tids.instant(read.q())));
                 }
                 byte[] following = bytes(nextState);
                 if (items.size() >= read.limit()) {
-                    return CompletableFuture.completedFuture(new Page(items, token(read, following, 0)));
+                    return CompletableFuture.completedFuture(new Page(items, token(read, following, 0), Tids.instant(read.q())));
                 }
                 int decided = rows.size() - skip;
                 int previous = items.size() - before < decided ? decided : 0;
