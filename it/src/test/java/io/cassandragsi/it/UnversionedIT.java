@@ -216,26 +216,32 @@ class UnversionedIT {
             if (!rs.wasApplied()) {
                 return;
             }
-            // the timestamp Paxos gave the write; none when a deletion with a later timestamp shadows all of
-            // it, and then, as a shadowed cell never wins anything, the oracle may leave it out
-            Row w = session.execute(SimpleStatement.newInstance("SELECT WRITETIME(email), WRITETIME(country), WRITETIME(age), WRITETIME(name)"
-                    + " FROM it_unversioned.users WHERE id = ?", id).setConsistencyLevel(ConsistencyLevel.SERIAL)).one();
-            long ts = Long.MIN_VALUE;
-            for (int i = 0; w != null && i < (insert ? 4 : 1); i++) {
-                ts = w.isNull(i) ? ts : Math.max(ts, w.getLong(i));
-            }
+            // Paxos gives the write its own timestamp. Each written cell is read back: when it holds the written
+            // value, the oracle takes it with the timestamp it has; when it does not, the write's cell lost to a
+            // cell with a later timestamp (or a deletion), and a cell that lost never wins anything later: left out
+            Row w = session.execute(SimpleStatement.newInstance("SELECT email, WRITETIME(email), country, WRITETIME(country), age,"
+                    + " WRITETIME(age), name, WRITETIME(name) FROM it_unversioned.users WHERE id = ?", id)
+                    .setConsistencyLevel(ConsistencyLevel.SERIAL)).one();
             last = null;
-            if (ts == Long.MIN_VALUE) {
+            if (w == null) {
                 return;
             }
-            users.write(row, "email", email, ts, 0);
-            if (insert) {
-                users.write(row, "country", country, ts, 0);
-                users.write(row, "age", age, ts, 0);
-                users.write(row, "name", name, ts, 0);
+            Object[][] written = insert
+                    ? new Object[][] {{"email", email}, {"country", country}, {"age", age}, {"name", name}}
+                    : new Object[][] {{"email", email}};
+            for (Object[] c : written) {
+                int i = switch ((String) c[0]) {
+                    case "email" -> 0;
+                    case "country" -> 2;
+                    case "age" -> 4;
+                    default -> 6;
+                };
+                Object now = w.getObject(i);
+                if (now != null && now.equals(c[1])) {
+                    users.write(row, (String) c[0], c[1], w.getLong(i + 1), 0);
+                    plainTimestamps.add(w.getLong(i + 1));
+                }
             }
-            plainTimestamps.add(ts);
-            last = null;
         }
 
         void memberStep() {
