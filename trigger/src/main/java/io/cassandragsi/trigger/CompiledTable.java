@@ -198,25 +198,19 @@ final class CompiledTable {
                     t.getColumn(ByteBufferUtil.bytes(Index.TID_COLUMN)), t.getColumn(ByteBufferUtil.bytes(Index.DELETED_COLUMN))));
         }
         TablePlan plan = TablePlan.of(chosen, indexes);
-        Rows rows = null;
-        TableMetadata rowsTable = ksm.tables.getNullable(RowsLayout.tableName(base.name));
-        if (chosen.versioned() && rowsTable != null && rowsTable.getColumn(ByteBufferUtil.bytes(RowsLayout.KEYS)) != null) {
-            rows = new Rows(rowsTable, rowsTable.getColumn(ByteBufferUtil.bytes(RowsLayout.KEYS)),
-                    rowsTable.getColumn(ByteBufferUtil.bytes(RowsLayout.WRITTEN)), rowsTable.getColumn(ByteBufferUtil.bytes(RowsLayout.PARTITION_WRITTEN)));
-        } else if (chosen.versioned()) {
+        TableMetadata r = ksm.tables.getNullable(RowsLayout.tableName(base.name));
+        Rows rows = r == null || r.getColumn(ByteBufferUtil.bytes(RowsLayout.KEYS)) == null ? null
+                : new Rows(r, r.getColumn(ByteBufferUtil.bytes(RowsLayout.KEYS)), r.getColumn(ByteBufferUtil.bytes(RowsLayout.WRITTEN)),
+                        r.getColumn(ByteBufferUtil.bytes(RowsLayout.PARTITION_WRITTEN)));
+        if (rows == null && !chosen.versioned() && !indexes.isEmpty()) {
+            metrics.skippedIndexes.add(indexes.size());
+            IndexTrigger.LOG.error("gsi trigger: not maintaining the indexes of {}.{}: unversioned, and its rows table {} is missing;"
+                    + " run ./gsi schema apply", base.keyspace, base.name, RowsLayout.tableName(base.name));
+            return new CompiledTable(version, ksm, null, base, null, findQueue(), null);
+        }
+        if (rows == null && RowsLayout.needed(chosen)) {
             IndexTrigger.LOG.info("gsi trigger: {}.{} has no rows table {} (made before rows tables); entries of deleted versions are"
                     + " found from the remaining ones only until ./gsi schema apply creates it", base.keyspace, base.name, RowsLayout.tableName(base.name));
-        }
-        if (!chosen.versioned() && !indexes.isEmpty()) {
-            TableMetadata r = rowsTable;
-            if (r == null || r.getColumn(ByteBufferUtil.bytes(RowsLayout.KEYS)) == null) {
-                metrics.skippedIndexes.add(indexes.size());
-                IndexTrigger.LOG.error("gsi trigger: not maintaining the indexes of {}.{}: unversioned, and its rows table {} is missing;"
-                        + " run ./gsi schema apply", base.keyspace, base.name, RowsLayout.tableName(base.name));
-                return new CompiledTable(version, ksm, null, base, null, findQueue(), null);
-            }
-            rows = new Rows(r, r.getColumn(ByteBufferUtil.bytes(RowsLayout.KEYS)), r.getColumn(ByteBufferUtil.bytes(RowsLayout.WRITTEN)),
-                    r.getColumn(ByteBufferUtil.bytes(RowsLayout.PARTITION_WRITTEN)));
         }
         return new CompiledTable(version, ksm, plan, base, targets.toArray(new Target[0]), findQueue(), rows);
     }
@@ -456,8 +450,8 @@ final class CompiledTable {
      * One entry of an unversioned table (README, the timestamp rule for unversioned tables): every
      * cell mirrors the base cell it comes from, at ten times its timestamp and with its TTL;
      * {@code _tid} is the newest key cell's version and expires with the first key cell to expire.
-     * No row marker and no {@code _deleted}: the entry lives as long as its {@code _tid}.
-     * Returns null when a key cell of the update is not live (the repair service decides).
+     * No row marker and no {@code _deleted}: the entry lives as long as its {@code _tid}. Only
+     * for entries the plan derived, whose key cells are all live.
      */
     Mutation unversionedEntryMutation(int indexPosition, TablePlan.Entry entry, UpdateRow values) {
         Target target = targets[indexPosition];
@@ -516,7 +510,7 @@ final class CompiledTable {
     }
 
     /** A row of the rows table: the entry keys a write gave the row, and the write's timestamp as the newest seen. */
-    Row rowsRow(Clustering<?> clustering, List<ByteBuffer> entryKeys, long timestamp, long nowInSec) {
+    Row rowsRow(Clustering<?> clustering, List<ByteBuffer> entryKeys, long timestamp) {
         Row.Builder builder = BTreeRow.unsortedBuilder();
         builder.newRow(clustering);
         for (ByteBuffer k : entryKeys) {
@@ -529,9 +523,9 @@ final class CompiledTable {
     }
 
     /** The rows-table row of a versioned row (partition key and clustering prefix): the entry keys its versions gave it. */
-    Row versionedRowsRow(List<ByteBuffer> prefix, List<ByteBuffer> entryKeys, long nowInSec) {
+    Row versionedRowsRow(List<ByteBuffer> prefix, List<ByteBuffer> entryKeys) {
         return rowsRow(prefix.isEmpty() ? Clustering.EMPTY : Clustering.make(prefix.toArray(new ByteBuffer[0])), entryKeys,
-                org.apache.cassandra.utils.FBUtilities.timestampMicros(), nowInSec);
+                org.apache.cassandra.utils.FBUtilities.timestampMicros());
     }
 
     /** The static row that records a range or partition delete at {@code timestamp} (tables with clustering columns). */

@@ -1,6 +1,5 @@
 package io.cassandragsi.trigger;
 
-import io.cassandragsi.index.Composite;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.schema.QueueLayout;
@@ -26,7 +25,6 @@ import org.apache.cassandra.schema.TableMetadata;
 import org.apache.cassandra.service.StorageProxy;
 import org.apache.cassandra.transport.Dispatcher;
 import org.apache.cassandra.triggers.TriggerExecutor;
-import org.apache.cassandra.utils.ByteBufferUtil;
 import org.apache.cassandra.utils.FBUtilities;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -141,7 +139,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
             List<Row> rowsOut = new ArrayList<>(recorded.size());
             recorded.forEach((prefix, keys) -> {
                 if (!keys.isEmpty()) {
-                    rowsOut.add(table.versionedRowsRow(prefix, keys, nowInSec));
+                    rowsOut.add(table.versionedRowsRow(prefix, keys));
                 }
             });
             if (!rowsOut.isEmpty()) {
@@ -199,10 +197,6 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
                     if (!cas && !deletes) {
                         TablePlan.Derivation derivation = table.plan.derive(values);
                         for (TablePlan.Entry entry : derivation.entries()) {
-                            if (!keyCellsLive(entry, values)) {
-                                flags |= QueueLayout.FLAG_PARTIAL;
-                                continue;
-                            }
                             out.add(table.unversionedEntryMutation(table.plan.indexes().indexOf(entry.index()), entry, values));
                             keys.add(RowsLayout.element(entry.index().index().name(), entry.key()));
                         }
@@ -212,7 +206,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
                         }
                     }
                     if (!cas) {
-                        rowsOut.add(table.rowsRow(row.clustering(), keys, values.newest, nowInSec));
+                        rowsOut.add(table.rowsRow(row.clustering(), keys, values.newest));
                     }
                     ByteBuffer version = io.cassandragsi.index.RowReconcile.tidOfMicros(values.newest);
                     markers.add(table.marker(base.keyspace, base.name, partitionKey, table.prefix(row), version, version, flags, nowInSec));
@@ -229,7 +223,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
             if (!cas && table.rowsHavePartitionColumn()) {
                 staticRow = table.rowsPartitionRow(partitionDelete);
             } else if (!cas) {
-                rowsOut.add(table.rowsRow(org.apache.cassandra.db.Clustering.EMPTY, List.of(), partitionDelete, nowInSec));
+                rowsOut.add(table.rowsRow(org.apache.cassandra.db.Clustering.EMPTY, List.of(), partitionDelete));
             }
             markers.add(table.marker(base.keyspace, base.name, partitionKey, List.of(), null, null,
                     casFlag | QueueLayout.FLAG_DELETE, nowInSec));
@@ -272,16 +266,6 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
 
     private static boolean rewrites(CompiledTable.UpdateRow values, ByteBuffer tid) {
         return values.newest != Long.MIN_VALUE && values.newest - WriteTimestamps.ofSerialized(tid) / 10 > REWRITE_AFTER_MICROS;
-    }
-
-    /** True when the key cells the update carries for an entry are all live (a deleted key cell means no entry). */
-    private static boolean keyCellsLive(TablePlan.Entry entry, CompiledTable.UpdateRow values) {
-        for (int a : entry.index().keyAttributes()) {
-            if (a >= 0 && values.cells[a] != null && values.cells[a].isTombstone()) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** Adds the entries of one version to {@code out}; returns the marker flags it calls for. */

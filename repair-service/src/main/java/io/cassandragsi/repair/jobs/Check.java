@@ -318,16 +318,7 @@ final class Check {
             if (e.getKey().perVersion()) {
                 continue;
             }
-            Map<List<ByteBuffer>, RowReconcile.EntryState> entries = new java.util.concurrent.ConcurrentHashMap<>();
-            List<CompletableFuture<?>> reads = new ArrayList<>();
-            for (List<ByteBuffer> key : e.getValue()) {
-                reads.add(table.indexTables.get(e.getKey()).entryStateAsync(key, read).thenAccept(st -> {
-                    if (st != null) {
-                        entries.put(key, st);
-                    }
-                }));
-            }
-            CompletableFuture.allOf(reads.toArray(new CompletableFuture<?>[0])).join();
+            Map<List<ByteBuffer>, RowReconcile.EntryState> entries = table.indexTables.get(e.getKey()).entryStatesAsync(e.getValue(), read).join();
             // a cell that reads as absent may be an expired one whose timestamp cannot be read: write it above now
             writes.addAll(VersionRecompute.recompute(table.plan, e.getKey(), versions, e.getValue(), entries, Tids.ticks(Instant.now())));
         }

@@ -202,25 +202,16 @@ public final class Repairer {
     /** The entries of the given keys (per index name), as the index holds them, per index. */
     private Map<IndexPlan, Map<List<ByteBuffer>, RowReconcile.EntryState>> entries(Catalog.Indexed table,
             Map<String, Set<List<ByteBuffer>>> recorded, Map<String, List<List<ByteBuffer>>> more) {
-        Map<IndexPlan, Map<List<ByteBuffer>, RowReconcile.EntryState>> out = new LinkedHashMap<>();
-        List<CompletableFuture<?>> reads = new ArrayList<>();
+        Map<IndexPlan, CompletableFuture<Map<List<ByteBuffer>, RowReconcile.EntryState>>> reads = new LinkedHashMap<>();
         for (IndexPlan plan : table.plan.indexes()) {
-            if (plan.perVersion()) {
-                continue;
-            }
-            Map<List<ByteBuffer>, RowReconcile.EntryState> found = new java.util.concurrent.ConcurrentHashMap<>();
-            out.put(plan, found);
-            Set<List<ByteBuffer>> keys = new LinkedHashSet<>(recorded.getOrDefault(plan.index().name(), Set.of()));
-            keys.addAll(more.getOrDefault(plan.index().name(), List.of()));
-            for (List<ByteBuffer> key : keys) {
-                reads.add(table.indexTables.get(plan).entryStateAsync(key, read).thenAccept(e -> {
-                    if (e != null) {
-                        found.put(key, e);
-                    }
-                }));
+            if (!plan.perVersion()) {
+                Set<List<ByteBuffer>> keys = new LinkedHashSet<>(recorded.getOrDefault(plan.index().name(), Set.of()));
+                keys.addAll(more.getOrDefault(plan.index().name(), List.of()));
+                reads.put(plan, table.indexTables.get(plan).entryStatesAsync(keys, read));
             }
         }
-        CompletableFuture.allOf(reads.toArray(new CompletableFuture<?>[0])).join();
+        Map<IndexPlan, Map<List<ByteBuffer>, RowReconcile.EntryState>> out = new LinkedHashMap<>();
+        reads.forEach((plan, f) -> out.put(plan, f.join()));
         return out;
     }
 

@@ -119,6 +119,18 @@ public final class IndexTable {
         });
     }
 
+    /** The entries of {@code keys} that the index has a row for, read side by side. */
+    public CompletableFuture<Map<List<ByteBuffer>, io.cassandragsi.index.RowReconcile.EntryState>> entryStatesAsync(
+            java.util.Collection<List<ByteBuffer>> keys, ConsistencyLevel cl) {
+        Map<List<ByteBuffer>, io.cassandragsi.index.RowReconcile.EntryState> found = new ConcurrentHashMap<>();
+        CompletableFuture<?>[] reads = keys.stream().map(key -> entryStateAsync(key, cl).thenAccept(e -> {
+            if (e != null) {
+                found.put(key, e);
+            }
+        })).toArray(CompletableFuture<?>[]::new);
+        return CompletableFuture.allOf(reads).thenApply(x -> found);
+    }
+
     private static int bindKey(BoundStatementBuilder b, int from, List<ByteBuffer> key) {
         int i = from;
         for (ByteBuffer k : key) {

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Reconciles one row of an unversioned table (the repair service, rebuild and check share it):
@@ -56,19 +55,8 @@ public final class Reconciler {
                 keys.add(current);
             }
             keys.addAll(extraKeys.getOrDefault(name, Set.of()));
-            IndexTable index = table.indexTables.get(plan);
-            Map<List<ByteBuffer>, RowReconcile.EntryState> entries = new ConcurrentHashMap<>();
-            List<CompletableFuture<?>> reads = new ArrayList<>();
-            for (List<ByteBuffer> key : keys) {
-                reads.add(index.entryStateAsync(key, read).thenAccept(e -> {
-                    if (e != null) {
-                        entries.put(key, e);
-                    }
-                }));
-            }
-            perIndex.add(CompletableFuture.allOf(reads.toArray(new CompletableFuture<?>[0]))
-                    .thenApply(x -> new IndexResult(plan, current,
-                            RowReconcile.reconcile(table.plan, plan, row.cells(), keys, entries, stopHint), entries)));
+            perIndex.add(table.indexTables.get(plan).entryStatesAsync(keys, read).thenApply(entries -> new IndexResult(plan, current,
+                    RowReconcile.reconcile(table.plan, plan, row.cells(), keys, entries, stopHint), entries)));
         }
         if (recordKeys && !newKeys.isEmpty()) {
             table.rows.records().addKeys(row.rowKey(), newKeys, newest, write);
