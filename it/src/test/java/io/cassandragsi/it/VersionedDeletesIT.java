@@ -90,7 +90,9 @@ class VersionedDeletesIT {
             TreeMap<UUID, Version> row = row(key);
             int op = random.nextInt(20);
             if (op < 9 || row.isEmpty()) {
-                UUID tid = random.nextInt(6) == 0 ? Uuids.startOf(System.currentTimeMillis() - 1 - random.nextInt(60_000))
+                // an old tid is more than 1.5 s old: a version written within a second of its tid's time is diffed, not
+                // recomputed, and stays hidden when a recompute had marked its key gone (README, limits; seed 9417263071464)
+                UUID tid = random.nextInt(6) == 0 ? Uuids.startOf(System.currentTimeMillis() - 1_500 - random.nextInt(60_000))
                         : Uuids.timeBased();
                 boolean expiring = random.nextInt(8) == 0;
                 insert(key, new Version(tid, random.nextInt(LENGTHS), "v" + random.nextInt(3), expiring ? expiry(2) : 0));
