@@ -31,6 +31,72 @@ import java.util.Objects;
 public final class VersionRecompute {
     private VersionRecompute() {}
 
+    /**
+     * Whether the sibling diff of the marked versions (TS in {@code [markedMin, markedMax]}) could be
+     * wrong, so that the row must be recomputed instead. The diff writes at the versions' own TS, and
+     * two things can make those writes lose or fall short:
+     * <ul>
+     *   <li>a recompute of the row wrote cells at or above a marked version's TS ({@code
+     *       recomputedAt}: a deleted version written again, an old tid with a key a recompute marked
+     *       gone);
+     *   <li>a marked version was rewritten with another entry key: the rows table holds a key whose
+     *       write time is that version's TS (the trigger writes each key at the TS of the version that
+     *       has it) but the version, as it reads now, does not have it. Its old entry still says it
+     *       matches at that version, and no diff marks it.
+     * </ul>
+     *
+     * @param ascending the versions read, ascending, with {@code ts} their TS
+     * @param keyTimes per index name, each recorded entry key and its write time
+     */
+    public static boolean needsRecompute(TablePlan plan, List<? extends VersionRow> ascending, long[] ts, long markedMin, long markedMax,
+            Map<String, Map<List<ByteBuffer>, Long>> keyTimes, long recomputedAt) {
+        if (recomputedAt >= markedMin) {
+            return true;
+        }
+        for (IndexPlan index : plan.indexes()) {
+            if (index.perVersion()) {
+                continue;
+            }
+            for (Map.Entry<List<ByteBuffer>, Long> k : keyTimes.getOrDefault(index.index().name(), Map.of()).entrySet()) {
+                long t = k.getValue();
+                if (t < markedMin || t > markedMax) {
+                    continue;
+                }
+                boolean versionAtT = false;
+                boolean hasKey = false;
+                for (int i = 0; i < ascending.size(); i++) {
+                    if (ts[i] == t) {
+                        versionAtT = true;
+                        hasKey |= k.getKey().equals(plan.entryKey(index, ascending.get(i)));
+                    }
+                }
+                if (versionAtT && !hasKey) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The highest timestamp among the writes to indexes that keep one entry per row (Long.MIN_VALUE: none). */
+    public static long highestTimestamp(List<TablePlan.IndexWrite> writes) {
+        long out = Long.MIN_VALUE;
+        for (TablePlan.IndexWrite w : writes) {
+            if (w.index().perVersion()) {
+                continue;
+            }
+            out = Math.max(out, w.timestamp());
+            if (w instanceof TablePlan.Reconciled r && r.proj() != null) {
+                for (TablePlan.ProjCell c : r.proj()) {
+                    if (c != null) {
+                        out = Math.max(out, c.timestamp());
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
     public static List<TablePlan.IndexWrite> recompute(TablePlan plan, IndexPlan index, List<? extends VersionRow> ascending,
             Collection<List<ByteBuffer>> keys, Map<List<ByteBuffer>, EntryState> entries) {
         return recompute(plan, index, ascending, keys, entries, Long.MIN_VALUE);

@@ -12,10 +12,13 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li>{@value #KEYS}: every index entry key the row has had (one set element per index and entry
  *       key), so that the service can find the entries of a row that changed, was deleted or
- *       expired, and mark them deleted;
- *   <li>{@value #WRITTEN} (unversioned tables): the write timestamp of the newest write of the row
- *       the trigger saw (last-write-wins keeps the greatest), so that the service knows when a
- *       write is visible;
+ *       expired, and mark them deleted. On a versioned table the trigger writes each element at
+ *       the TS of the version that has the key, so its write time names the newest such version
+ *       (a version rewritten with another key shows); elements the service adds are written at 0;
+ *   <li>{@value #WRITTEN}: on an unversioned table, the write timestamp of the newest write of the
+ *       row the trigger saw (last-write-wins keeps the greatest), so that the service knows when a
+ *       write is visible; on a versioned table, the highest TS a recompute of the row wrote at (a
+ *       version not above it is recomputed, not diffed);
  *   <li>{@value #PARTITION_WRITTEN} (static, when the row key has clustering columns): the same
  *       for range and partition deletes.
  * </ul>

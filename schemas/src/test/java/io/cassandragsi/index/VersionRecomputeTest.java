@@ -123,4 +123,52 @@ class VersionRecomputeTest {
         assertThat(r.key()).isEqualTo(key(10));
         assertThat(r.timestamp()).isEqualTo(100);
     }
+
+    @Test
+    void should_diff_a_new_version_whose_recorded_keys_it_has() {
+        List<Version> versions = List.of(new Version(100, 10, "a"), new Version(200, 20, "b"));
+        Map<String, Map<List<ByteBuffer>, Long>> times = Map.of(BY_LENGTH.index().name(), Map.of(key(10), 100L, key(20), 200L));
+
+        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 200, 200, times, Long.MIN_VALUE)).isFalse();
+    }
+
+    @Test
+    void should_recompute_a_version_rewritten_with_another_key() {
+        // v2 was written with length 30 first (recorded at its TS), then rewritten in place with length 20
+        List<Version> versions = List.of(new Version(100, 10, "a"), new Version(200, 20, "b"));
+        Map<List<ByteBuffer>, Long> keys = new HashMap<>(Map.of(key(10), 100L, key(20), 200L, key(30), 200L));
+
+        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 200, 200,
+                Map.of(BY_LENGTH.index().name(), keys), Long.MIN_VALUE)).isTrue();
+        // the same key history seen from the marker of v1, whose own keys are as recorded: v2's marker recomputes
+        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 100, 100,
+                Map.of(BY_LENGTH.index().name(), keys), Long.MIN_VALUE)).isFalse();
+    }
+
+    @Test
+    void should_recompute_a_version_not_above_the_cells_of_a_recompute() {
+        List<Version> versions = List.of(new Version(100, 10, "a"), new Version(200, 20, "b"));
+
+        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 200, 200, Map.of(), 200)).isTrue();
+        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 200, 200, Map.of(), 199)).isFalse();
+    }
+
+    @Test
+    void should_ignore_recorded_keys_of_versions_it_did_not_read() {
+        // a key written at TS 150 by a version since deleted: its own recompute marker deals with it
+        List<Version> versions = List.of(new Version(100, 10, "a"), new Version(200, 20, "b"));
+        Map<String, Map<List<ByteBuffer>, Long>> times = Map.of(BY_LENGTH.index().name(), Map.of(key(40), 150L));
+
+        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 100, 200, times, Long.MIN_VALUE)).isFalse();
+    }
+
+    @Test
+    void should_take_the_highest_timestamp_of_corrections_with_their_projections() {
+        List<TablePlan.IndexWrite> writes = List.of(
+                new TablePlan.MarkDeleted(BY_LENGTH, key(10), Tids.bytes(tid(101)), 250),
+                new TablePlan.Reconciled(BY_LENGTH, key(20), null, 240, 0, new TablePlan.ProjCell[] {new TablePlan.ProjCell(text("b"), 260, 0)}));
+
+        assertThat(VersionRecompute.highestTimestamp(writes)).isEqualTo(260);
+        assertThat(VersionRecompute.highestTimestamp(List.of())).isEqualTo(Long.MIN_VALUE);
+    }
 }

@@ -522,10 +522,22 @@ final class CompiledTable {
         return builder.build();
     }
 
-    /** The rows-table row of a versioned row (partition key and clustering prefix): the entry keys its versions gave it. */
-    Row versionedRowsRow(List<ByteBuffer> prefix, List<ByteBuffer> entryKeys) {
-        return rowsRow(prefix.isEmpty() ? Clustering.EMPTY : Clustering.make(prefix.toArray(new ByteBuffer[0])), entryKeys,
-                org.apache.cassandra.utils.FBUtilities.timestampMicros());
+    /** An entry key a version gave its row, and the version's TS (the {@code _keys} element's write time). */
+    record RecordedKey(ByteBuffer element, long ts) {}
+
+    /**
+     * The rows-table row of a versioned row (partition key and clustering prefix): the entry keys its
+     * versions gave it, each element written at its version's TS. The element's write time then names
+     * the newest version that had the key, so the repair service can tell a version that was rewritten
+     * with another key from a new one ({@link RowsLayout}).
+     */
+    Row versionedRowsRow(List<ByteBuffer> prefix, List<RecordedKey> keys) {
+        Row.Builder builder = BTreeRow.unsortedBuilder();
+        builder.newRow(prefix.isEmpty() ? Clustering.EMPTY : Clustering.make(prefix.toArray(new ByteBuffer[0])));
+        for (RecordedKey k : keys) {
+            builder.addCell(BufferCell.live(rows.keys(), k.ts(), ByteBufferUtil.EMPTY_BYTE_BUFFER, CellPath.create(k.element())));
+        }
+        return builder.build();
     }
 
     /** The static row that records a range or partition delete at {@code timestamp} (tables with clustering columns). */

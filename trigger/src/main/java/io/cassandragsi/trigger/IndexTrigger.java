@@ -89,7 +89,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
         ByteBuffer partitionKey = update.partitionKey().getKey();
         int partitionFlags = cas ? QueueLayout.FLAG_CAS : 0;
         Map<List<ByteBuffer>, RowGroup> groups = new LinkedHashMap<>(2);
-        Map<List<ByteBuffer>, List<ByteBuffer>> recorded = new LinkedHashMap<>(2);
+        Map<List<ByteBuffer>, List<CompiledTable.RecordedKey>> recorded = new LinkedHashMap<>(2);
         List<Mutation> expiries = new ArrayList<>(0);
         try {
             if (!update.partitionLevelDeletion().isLive()) {
@@ -270,14 +270,14 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
 
     /** Adds the entries of one version to {@code out}; returns the marker flags it calls for. */
     private int index(CompiledTable table, CompiledTable.UpdateRow values, ByteBuffer tid, long nowInSec, List<Mutation> out,
-            List<ByteBuffer> recorded) {
+            List<CompiledTable.RecordedKey> recorded) {
         TablePlan.Derivation derivation = table.plan.derive(values);
         long ts = CompiledTable.ts(tid);
         List<TablePlan.Entry> entries = derivation.entries();
         for (TablePlan.Entry entry : entries) {
             out.add(table.entryMutation(table.plan.indexes().indexOf(entry.index()), entry, tid, ts, nowInSec, values));
             if (!entry.index().perVersion()) {
-                recorded.add(RowsLayout.element(entry.index().index().name(), entry.key()));
+                recorded.add(new CompiledTable.RecordedKey(RowsLayout.element(entry.index().index().name(), entry.key()), ts));
             }
         }
         metrics.entries.add(entries.size());

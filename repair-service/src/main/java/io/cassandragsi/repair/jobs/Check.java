@@ -289,7 +289,7 @@ final class Check {
                 }
             }
             if (!toFix.isEmpty()) {
-                fixRow(versions, toFix, fixes);
+                fixRow(row.getKey(), versions, toFix, fixes);
                 verify.add(() -> verifyRow(row.getKey(), toFix));
             }
         }
@@ -305,7 +305,8 @@ final class Check {
      * recompute ({@link VersionRecompute}), which writes above the cells it corrects, so that an
      * entry a recompute or a delete left with later timestamps is fixed too.
      */
-    private void fixRow(List<Versions.Version> versions, Map<IndexPlan, Set<List<ByteBuffer>>> toFix, InFlight.Pending pending)
+    private void fixRow(List<ByteBuffer> rowKey, List<Versions.Version> versions, Map<IndexPlan, Set<List<ByteBuffer>>> toFix,
+            InFlight.Pending pending)
             throws InterruptedException {
         List<TablePlan.IndexWrite> writes = new ArrayList<>();
         for (TablePlan.IndexWrite w : table.plan.diff(versions, true)) {
@@ -321,6 +322,10 @@ final class Check {
             Map<List<ByteBuffer>, RowReconcile.EntryState> entries = table.indexTables.get(e.getKey()).entryStatesAsync(e.getValue(), read).join();
             // a cell that reads as absent may be an expired one whose timestamp cannot be read: write it above now
             writes.addAll(VersionRecompute.recompute(table.plan, e.getKey(), versions, e.getValue(), entries, Tids.ticks(Instant.now())));
+        }
+        long highest = VersionRecompute.highestTimestamp(writes);
+        if (table.records != null && highest != Long.MIN_VALUE) {
+            table.records.recordRecompute(rowKey, highest, write); // later diffs of this row's versions recompute it (Repairer)
         }
         for (Statement<?> st : table.statements(writes, write)) {
             pending.add(inFlight.submit(() -> table.execute(st)));

@@ -65,6 +65,8 @@ public final class Repairer {
     public final LongAdder partialRows = new LongAdder();
     public final LongAdder casWrites = new LongAdder();
     public final LongAdder deletes = new LongAdder();
+    /** Diff markers recomputed instead: a version rewritten with another key, or written below a recompute's cells. */
+    public final LongAdder rewrites = new LongAdder();
     /** Per index ("keyspace.table/index"): entries marked deleted [0] and upserted [1]. */
     public final java.util.Map<String, LongAdder[]> perIndex = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -109,12 +111,20 @@ public final class Repairer {
         }
         List<ByteBuffer> rowKey = new ArrayList<>(pk);
         rowKey.addAll(Composite.decode(g.ck()));
+        CompletableFuture<RowsTable.RowRecord> record = table.records == null ? CompletableFuture.completedFuture(null)
+                : table.records.recordAsync(rowKey, read).toCompletableFuture();
         List<Versions.Version> versions = table.base.neighbourhood(rowKey, g.tidMin(), g.tidMax(), cl);
         if (!contains(versions, g.tidMin()) || !contains(versions, g.tidMax())) {
             return Outcome.RETRY; // not visible yet (batch in flight, CAS not committed) or deleted since
         }
         if (sameTick(versions)) {
             return recompute(table, g, pk, cl); // their cells tie at one TS: only writes above them can order them
+        }
+        RowsTable.RowRecord r = record.join();
+        if (r != null && VersionRecompute.needsRecompute(table.plan, versions, timestamps(versions), WriteTimestamps.of(g.tidMin()),
+                WriteTimestamps.of(g.tidMax()), r.keyTimes(), r.written())) {
+            rewrites.increment();
+            return recompute(table, g, pk, cl); // a rewrite with another key, or cells of a recompute above these versions
         }
         apply(table, table.plan.diff(versions, g.upsertAll()));
         diffs.increment();
@@ -161,6 +171,7 @@ public final class Repairer {
         Set<List<ByteBuffer>> rowKeys = new LinkedHashSet<>(records.keySet());
         rowKeys.addAll(rows.keySet());
         for (List<ByteBuffer> rowKey : rowKeys) {
+            int rowStart = writes.size();
             List<Versions.Version> versions = rows.getOrDefault(rowKey, List.of());
             RowsTable.RowRecord record = records.getOrDefault(rowKey, RowsTable.none(rowKey));
             Map<String, List<List<ByteBuffer>>> unrecorded = new LinkedHashMap<>();
@@ -192,6 +203,13 @@ public final class Repairer {
             }
             if (table.records != null && !unrecorded.isEmpty()) {
                 table.records.addKeys(rowKey, unrecorded, 0, write);
+            }
+            if (table.records != null) {
+                // before the corrections: a diff that runs after them must see that they may be above its versions
+                long highest = VersionRecompute.highestTimestamp(writes.subList(rowStart, writes.size()));
+                if (highest != Long.MIN_VALUE) {
+                    table.records.recordRecompute(rowKey, highest, write);
+                }
             }
         }
         apply(table, writes);
@@ -265,6 +283,14 @@ public final class Repairer {
         for (Reconciler.IndexResult r : Reconciler.reconcile(table, table.plan.indexes(), record, row, stopHint, Map.of(), true, read, write)) {
             writes.addAll(r.writes());
         }
+    }
+
+    private static long[] timestamps(List<Versions.Version> versions) {
+        long[] out = new long[versions.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = WriteTimestamps.of(versions.get(i).tid());
+        }
+        return out;
     }
 
     /** True when two consecutive versions share a 100-ns tick (and so a TS). */

@@ -35,11 +35,26 @@ public final class RowsTable {
     private final PreparedStatement partition;
     private final PreparedStatement scan;
     private final PreparedStatement addKeys;
+    private final PreparedStatement setWritten;
 
-    /** What the rows table says of one row: its key, the entry keys it has had per index name, and the newest write seen. */
-    public record RowRecord(List<ByteBuffer> rowKey, Map<String, Set<List<ByteBuffer>>> keys, long written) {
+    /**
+     * What the rows table says of one row: its key, the entry keys it has had per index name, the
+     * newest write seen (unversioned) or the highest TS a recompute wrote at (versioned), and each
+     * entry key's write time (on a versioned table, the TS of the newest version that had it).
+     */
+    public record RowRecord(List<ByteBuffer> rowKey, Map<String, Set<List<ByteBuffer>>> keys, long written,
+            Map<String, Map<List<ByteBuffer>, Long>> keyTimes) {
+        public RowRecord(List<ByteBuffer> rowKey, Map<String, Set<List<ByteBuffer>>> keys, long written) {
+            this(rowKey, keys, written, Map.of());
+        }
+
         public Set<List<ByteBuffer>> keys(String index) {
             return keys.getOrDefault(index, Set.of());
+        }
+
+        /** The entry keys of one index with their write times. */
+        public Map<List<ByteBuffer>, Long> keyTimes(String index) {
+            return keyTimes.getOrDefault(index, Map.of());
         }
     }
 
@@ -58,11 +73,12 @@ public final class RowsTable {
         String key = rowKey.stream().map(Column::cqlName).collect(Collectors.joining(", "));
         String whereRow = " WHERE " + rowKey.stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         String wherePartition = " WHERE " + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
-        this.row = session.prepare("SELECT " + key + ", " + keys + ", " + written + " FROM " + rows + whereRow);
+        this.row = session.prepare("SELECT " + key + ", " + keys + ", " + written + ", WRITETIME(" + keys + ") FROM " + rows + whereRow);
         this.partition = session.prepare("SELECT " + key + ", " + keys + ", " + written
                 + (hasClustering ? ", " + Cql.quote(RowsLayout.PARTITION_WRITTEN) : "") + " FROM " + rows + wherePartition);
         this.scan = session.prepare("SELECT " + key + ", " + keys + ", " + written + " FROM " + rows + tokenRange(def));
         this.addKeys = session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + keys + " = " + keys + " + ?" + whereRow);
+        this.setWritten = session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + written + " = ?" + whereRow);
     }
 
     /** {@code WHERE token(partition key) > ? AND token(partition key) <= ?} for the table's partition key. */
@@ -83,6 +99,44 @@ public final class RowsTable {
     public RowRecord record(List<ByteBuffer> rowKey, ConsistencyLevel cl) {
         checkRowKey(rowKey);
         return recordOf(session.execute(bindKey(row, rowKey, cl).build()).one());
+    }
+
+    /** The record of one row with each entry key's write time, read asynchronously (null when nothing recorded it). */
+    public java.util.concurrent.CompletionStage<RowRecord> recordAsync(List<ByteBuffer> rowKey, ConsistencyLevel cl) {
+        checkRowKey(rowKey);
+        return session.executeAsync(bindKey(row, rowKey, cl).setIdempotence(true).build()).thenApply(rs -> {
+            Row r = rs.one();
+            RowRecord record = recordOf(r);
+            return record == null ? null : withKeyTimes(record, r.getSet(rowKeySize, ByteBuffer.class), r.getList(rowKeySize + 2, Long.class));
+        });
+    }
+
+    private static RowRecord withKeyTimes(RowRecord record, Set<ByteBuffer> elements, List<Long> times) {
+        if (times == null || times.size() != elements.size()) {
+            return record;
+        }
+        Map<String, Map<List<ByteBuffer>, Long>> out = new LinkedHashMap<>();
+        int i = 0;
+        for (ByteBuffer e : elements) {
+            List<ByteBuffer> parts = Composite.decode(e);
+            String index = StandardCharsets.UTF_8.decode(parts.get(0).duplicate()).toString();
+            out.computeIfAbsent(index, k -> new LinkedHashMap<>()).put(Composite.decode(parts.get(1)), times.get(i++));
+        }
+        return new RowRecord(record.rowKey(), record.keys(), record.written(), out);
+    }
+
+    /**
+     * Versioned tables: records that a recompute wrote index cells at timestamps up to {@code ts}
+     * (kept as the greatest). A version whose TS is not above it cannot be diffed: its writes at
+     * their own TS could lose to those cells.
+     */
+    public void recordRecompute(List<ByteBuffer> rowKey, long ts, ConsistencyLevel cl) {
+        checkRowKey(rowKey);
+        BoundStatementBuilder b = setWritten.boundStatementBuilder().setLong(0, ts).setLong(1, ts);
+        for (int i = 0; i < rowKey.size(); i++) {
+            b.setBytesUnsafe(2 + i, rowKey.get(i).duplicate());
+        }
+        session.execute(b.setConsistencyLevel(cl).setIdempotence(true).build());
     }
 
     /** The records of every row of a partition. */
