@@ -89,8 +89,15 @@ public final class TablePlan {
         }
     }
 
-    /** What one version yields: its entries, and whether anything could not be derived from it alone. */
-    public record Derivation(List<Entry> entries, boolean complete) {}
+    /**
+     * What one version yields: its entries, whether anything could not be derived from it alone, and
+     * the indexes whose entry key is too large for Cassandra to store (left unindexed, see {@link #MAX_KEY_BYTES}).
+     */
+    public record Derivation(List<Entry> entries, boolean complete, List<IndexPlan> oversized) {
+        public Derivation(List<Entry> entries, boolean complete) {
+            this(entries, complete, List.of());
+        }
+    }
 
     /**
      * Derives the index entries of one version from what the write carries. An index whose key
@@ -100,11 +107,17 @@ public final class TablePlan {
      */
     public Derivation derive(VersionRow row) {
         List<Entry> entries = new ArrayList<>(indexes.size());
+        List<IndexPlan> oversized = List.of();
         boolean complete = true;
         for (IndexPlan plan : indexes) {
             List<ByteBuffer> key = key(plan, row);
             if (key == UNKNOWN) {
                 complete = false;
+                continue;
+            }
+            if (key == TOO_LARGE) {
+                oversized = oversized.isEmpty() ? new ArrayList<>(1) : oversized;
+                oversized.add(plan);
                 continue;
             }
             if (key == null) {
@@ -123,10 +136,11 @@ public final class TablePlan {
             }
             entries.add(new Entry(plan, key, proj, known));
         }
-        return new Derivation(entries, complete);
+        return new Derivation(entries, complete, oversized);
     }
 
     private static final List<ByteBuffer> UNKNOWN = List.of();
+    private static final List<ByteBuffer> TOO_LARGE = Arrays.asList(new ByteBuffer[0]);
 
     /**
      * Cassandra rejects key values over 64 KiB and empty partition-key values; a version whose
@@ -134,7 +148,24 @@ public final class TablePlan {
      */
     public static final int MAX_KEY_VALUE = 0xFFFF;
 
-    /** The entry key of a version for one index; null when sparse, {@link #UNKNOWN} when not carried. */
+    /**
+     * The most an entry key may take in Cassandra's composite encoding (2 length bytes, the value and
+     * an end byte per component): a composite partition key over it is dropped at flush ("Key size
+     * ... skipping row"), and the rows table keeps the whole key as one composite component. A
+     * bigger key is left unindexed and counted, never a failed write.
+     */
+    public static final int MAX_KEY_BYTES = 0xFFFF;
+
+    /** An entry key's size in Cassandra's composite encoding: what {@link #MAX_KEY_BYTES} bounds. */
+    public static int keyBytes(List<ByteBuffer> key) {
+        int size = 0;
+        for (ByteBuffer v : key) {
+            size += 3 + v.remaining();
+        }
+        return size;
+    }
+
+    /** The entry key of a version for one index; null when sparse, {@link #UNKNOWN} when not carried, {@link #TOO_LARGE}. */
     private static List<ByteBuffer> key(IndexPlan plan, VersionRow row) {
         int[] attrs = plan.keyAttributes();
         ByteBuffer[] key = new ByteBuffer[attrs.length];
@@ -148,12 +179,13 @@ public final class TablePlan {
                 return UNKNOWN;
             }
             ByteBuffer v = row.get(a);
-            if (v == null || v.remaining() > MAX_KEY_VALUE || (i < plan.partitionSize() && !v.hasRemaining())) {
+            if (v == null || (i < plan.partitionSize() && !v.hasRemaining())) {
                 return null;
             }
             key[i] = v;
         }
-        return Arrays.asList(key);
+        List<ByteBuffer> out = Arrays.asList(key);
+        return keyBytes(out) > MAX_KEY_BYTES ? TOO_LARGE : out;
     }
 
     /** One write the repair service makes to an index table. */
@@ -224,7 +256,7 @@ public final class TablePlan {
                 }
                 List<ByteBuffer> before = key(plan, older);
                 List<ByteBuffer> after = key(plan, newer);
-                if (before != null && before != UNKNOWN && !before.equals(after)) {
+                if (before != null && before != UNKNOWN && before != TOO_LARGE && !before.equals(after)) {
                     writes.add(new MarkDeleted(plan, before, newerTid, ts));
                 }
             }
@@ -235,6 +267,6 @@ public final class TablePlan {
     /** The entry key of a complete version for one index; null when the version has no entry. */
     public List<ByteBuffer> entryKey(IndexPlan plan, VersionRow version) {
         List<ByteBuffer> key = key(plan, version);
-        return key == UNKNOWN ? null : key;
+        return key == UNKNOWN || key == TOO_LARGE ? null : key;
     }
 }

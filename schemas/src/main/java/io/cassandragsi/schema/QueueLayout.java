@@ -20,6 +20,12 @@ public final class QueueLayout {
     public static final int FLAG_DELETE = 2;
     /** Marker flag: a conditional (CAS) write; index only once a SERIAL read shows it applied. */
     public static final int FLAG_CAS = 4;
+    /**
+     * Marker flag: the trigger left something unindexed because Cassandra could not store it (an
+     * entry key over the size limit: never indexed; or index writes that would push the write's
+     * batch over the node's mutation size limit: left to the repair service). Counted by the service.
+     */
+    public static final int FLAG_TOO_LARGE = 8;
 
     public static final String C_SHARD = "shard";
     public static final String C_BUCKET = "bucket";

@@ -160,7 +160,20 @@ class TablePlanTest {
         ByteBuffer big = ByteBuffer.allocate(TablePlan.MAX_KEY_VALUE + 1);
         huge.set(LENGTH, big);
         assertThat(PLAN.derive(huge).entries()).extracting(e -> e.index().index().name()).containsExactly("by_tid");
+        assertThat(PLAN.derive(huge).oversized()).as("counted, not taken for a null").extracting(p -> p.index().name())
+                .containsExactly("by_length");
+        assertThat(PLAN.entryKey(plan("by_length"), huge)).isNull();
         Row empty = version("k", tid(1), 5L, "v").set(LENGTH, ByteBuffer.allocate(0));
         assertThat(PLAN.derive(empty).entries()).extracting(e -> e.index().index().name()).containsExactly("by_tid");
+    }
+
+    @Test
+    void should_leave_out_a_key_whose_values_fit_one_by_one_but_not_together() {
+        // by_length's key is (length, key): 3 bytes of framing per component, 65,535 in all
+        Row fits = version("x".repeat(TablePlan.MAX_KEY_BYTES - 3 - 3 - 1), tid(1), 5L, "v"); // length 5 takes one byte
+        assertThat(PLAN.derive(fits).oversized()).extracting(p -> p.index().name()).doesNotContain("by_length");
+        Row over = version("x".repeat(TablePlan.MAX_KEY_BYTES - 3 - 3), tid(1), 5L, "v");
+        assertThat(PLAN.derive(over).oversized()).extracting(p -> p.index().name()).contains("by_length");
+        assertThat(TablePlan.keyBytes(List.of(ByteBuffer.allocate(10), ByteBuffer.allocate(0)))).isEqualTo(16);
     }
 }

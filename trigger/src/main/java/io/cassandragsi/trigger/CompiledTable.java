@@ -62,6 +62,7 @@ final class CompiledTable {
     private final Queue queue;
     /** Unversioned tables: the rows table (entry keys each row has had, newest write seen); else null. */
     private final Rows rows;
+    private final TableMetadata base;
 
     /** An index table to write: its metadata and the columns an entry fills. */
     private record Target(TableMetadata table, ColumnMetadata[] proj, ColumnMetadata tid, ColumnMetadata deleted) {}
@@ -76,6 +77,7 @@ final class CompiledTable {
 
     private CompiledTable(UUID schemaVersion, KeyspaceMetadata keyspace, TablePlan plan, TableMetadata base,
             Target[] targets, Queue queue, Rows rows) {
+        this.base = base;
         this.schemaVersion = schemaVersion;
         this.keyspace = keyspace;
         this.plan = plan;
@@ -358,6 +360,33 @@ final class CompiledTable {
         ByteBuffer tid() {
             return values[plan.tidAttribute()];
         }
+
+        /** The row's primary key for a log line: {@code name=value} per key attribute, shortened. */
+        String describe() {
+            StringBuilder out = new StringBuilder();
+            for (int i = 0; i < sources.length; i++) {
+                if (sources[i] == Source.PARTITION || sources[i] == Source.CLUSTERING) {
+                    ColumnMetadata c = sources[i] == Source.PARTITION ? base.partitionKeyColumns().get(positions[i])
+                            : base.clusteringColumns().get(positions[i]);
+                    out.append(out.length() == 0 ? "" : ", ").append(c.name).append('=')
+                            .append(values[i] == null ? "?" : c.type.getString(values[i]));
+                }
+            }
+            return CompiledTable.describe(out.toString());
+        }
+    }
+
+    /** A key for a log line, at most 200 characters. */
+    static String describe(String key) {
+        return key.length() <= 200 ? key : key.substring(0, 200) + "...(" + key.length() + " characters)";
+    }
+
+    String keyspace() {
+        return base.keyspace;
+    }
+
+    String name() {
+        return base.name;
     }
 
     ByteBuffer[] partitionValues(ByteBuffer key, TableMetadata base) {

@@ -58,7 +58,8 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
     @Override
     public Collection<Mutation> augment(Partition partition) {
         try {
-            return augmentUpdate((PartitionUpdate) partition);
+            PartitionUpdate update = (PartitionUpdate) partition;
+            return fitted(update, augmentUpdate(update));
         } catch (org.apache.cassandra.exceptions.CassandraException e) {
             throw e; // a real failure to write (the CAS marker timed out, ...): the client retries
         } catch (RuntimeException | AssertionError | LinkageError e) {
@@ -201,6 +202,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
                             keys.add(RowsLayout.element(entry.index().index().name(), entry.key()));
                         }
                         metrics.entries.add(keys.size());
+                        flags |= oversized(table, derivation, values);
                         if (!derivation.complete() || derivation.entries().size() < table.plan.indexes().size()) {
                             flags |= QueueLayout.FLAG_PARTIAL; // an index the update does not fully carry, or a key cell it deletes
                         }
@@ -281,11 +283,65 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
             }
         }
         metrics.entries.add(entries.size());
+        int flags = oversized(table, derivation, values);
         if (!derivation.complete()) {
             metrics.incompleteRows.increment();
-            return QueueLayout.FLAG_PARTIAL;
+            return flags | QueueLayout.FLAG_PARTIAL;
         }
-        return 0;
+        return flags;
+    }
+
+    /** Counts and logs the entries a derivation left out because their key is too large; their marker flag. */
+    private int oversized(CompiledTable table, TablePlan.Derivation derivation, CompiledTable.UpdateRow values) {
+        if (derivation.oversized().isEmpty()) {
+            return 0;
+        }
+        metrics.oversizedKeys.add(derivation.oversized().size());
+        CompiledTable.logRateLimited("gsi trigger: the entry key of {}.{} row {} in index {} takes more than {} bytes, more than"
+                + " Cassandra stores as a key; the row is not indexed there (the write goes on)", table.keyspace(), table.name(),
+                values.describe(), derivation.oversized().get(0).index().name(), TablePlan.MAX_KEY_BYTES);
+        return QueueLayout.FLAG_TOO_LARGE;
+    }
+
+    /** Room left in a node's mutation size limit for what else a client batch and the batchlog's framing add. */
+    static final long MUTATION_MARGIN = 64 * 1024;
+
+    /**
+     * The trigger's mutations, or, when they would push the write's logged batch over the node's
+     * mutation size limit ({@code max_mutation_size}, half the commit log segment by default: the
+     * batchlog stores the base write and ours as one mutation), a marker of the whole partition
+     * alone: the write goes through, and the repair service writes the entries on their own.
+     */
+    private Collection<Mutation> fitted(PartitionUpdate update, Collection<Mutation> out) {
+        if (out == null || out.isEmpty()) {
+            return out;
+        }
+        long max = org.apache.cassandra.db.IMutation.MAX_MUTATION_SIZE;
+        long data = update.dataSize();
+        if (2L * (out.size() + 1) * (data + 1024) + MUTATION_MARGIN < max) {
+            return out; // each of our mutations carries at most the update's values, and little else
+        }
+        int version = org.apache.cassandra.net.MessagingService.current_version;
+        long total = PartitionUpdate.serializer.serializedSize(update, version);
+        for (Mutation m : out) {
+            total += m.serializedSize(version);
+        }
+        if (total + MUTATION_MARGIN <= max) {
+            return out;
+        }
+        TableMetadata base = update.metadata();
+        CompiledTable table = compiled(base);
+        metrics.oversizedWrites.increment();
+        CompiledTable.logRateLimited("gsi trigger: a write to {}.{} partition {} with its index entries would take {} bytes, over the"
+                + " node's max_mutation_size of {} less {} of margin; the write goes on and the repair service writes its entries",
+                base.keyspace, base.name, CompiledTable.describe(base.partitionKeyType.getString(update.partitionKey().getKey())), total, max,
+                MUTATION_MARGIN);
+        if (!table.hasQueue()) {
+            metrics.markersDropped.increment();
+            return null;
+        }
+        return List.of(table.marker(base.keyspace, base.name, update.partitionKey().getKey(), List.of(), null, null,
+                QueueLayout.FLAG_PARTIAL | QueueLayout.FLAG_DELETE | QueueLayout.FLAG_TOO_LARGE, FBUtilities.nowInSeconds()));
     }
 
     /** Markers: one per versioned row, when some index needs a sibling diff or something was left undone. */

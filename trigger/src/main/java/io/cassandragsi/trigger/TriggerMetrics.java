@@ -20,6 +20,8 @@ public final class TriggerMetrics implements TriggerMetricsMBean {
     final LongAdder skippedIndexes = new LongAdder();
     final LongAdder markersDropped = new LongAdder();
     final LongAdder errors = new LongAdder();
+    final LongAdder oversizedKeys = new LongAdder();
+    final LongAdder oversizedWrites = new LongAdder();
 
     static TriggerMetrics register() {
         TriggerMetrics metrics = new TriggerMetrics();
@@ -79,5 +81,15 @@ public final class TriggerMetrics implements TriggerMetricsMBean {
     @Override
     public long getErrors() {
         return errors.sum();
+    }
+
+    @Override
+    public long getOversizedKeys() {
+        return oversizedKeys.sum();
+    }
+
+    @Override
+    public long getOversizedWrites() {
+        return oversizedWrites.sum();
     }
 }

@@ -28,4 +28,10 @@ public interface TriggerMetricsMBean {
 
     /** Unexpected errors caught in the trigger (the write went on; see the node's log). */
     long getErrors();
+
+    /** Index entries not written because their key is over the size Cassandra can store (see the node's log). */
+    long getOversizedKeys();
+
+    /** Writes whose index writes would have pushed the batch over the node's mutation size limit: left to the repair service. */
+    long getOversizedWrites();
 }

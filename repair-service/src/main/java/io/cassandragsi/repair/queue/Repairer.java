@@ -67,6 +67,8 @@ public final class Repairer {
     public final LongAdder deletes = new LongAdder();
     /** Diff markers recomputed instead: a version rewritten with another key, or written below a recompute's cells. */
     public final LongAdder rewrites = new LongAdder();
+    /** Rows the trigger left (partly) unindexed for Cassandra's size limits: a key too large, or a batch over the mutation limit. */
+    public final LongAdder tooLarge = new LongAdder();
     /** Per index ("keyspace.table/index"): entries marked deleted [0] and upserted [1]. */
     public final java.util.Map<String, LongAdder[]> perIndex = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -78,20 +80,24 @@ public final class Repairer {
     }
 
     public Outcome repair(MarkerGroup g) {
-        Outcome outcome = repairGroup(g);
-        if (outcome == Outcome.DONE) {
-            int f = g.flags();
-            if ((f & io.cassandragsi.schema.QueueLayout.FLAG_PARTIAL) != 0) {
-                partialRows.increment();
-            }
-            if ((f & io.cassandragsi.schema.QueueLayout.FLAG_CAS) != 0) {
-                casWrites.increment();
-            }
-            if ((f & io.cassandragsi.schema.QueueLayout.FLAG_DELETE) != 0) {
-                deletes.increment();
-            }
+        return repairGroup(g);
+    }
+
+    /** Counts what a group of markers was for, once its repair is finished (done, or reconciled for the last time). */
+    public void counted(MarkerGroup g) {
+        int f = g.flags();
+        if ((f & io.cassandragsi.schema.QueueLayout.FLAG_PARTIAL) != 0) {
+            partialRows.increment();
         }
-        return outcome;
+        if ((f & io.cassandragsi.schema.QueueLayout.FLAG_CAS) != 0) {
+            casWrites.increment();
+        }
+        if ((f & io.cassandragsi.schema.QueueLayout.FLAG_DELETE) != 0) {
+            deletes.increment();
+        }
+        if ((f & io.cassandragsi.schema.QueueLayout.FLAG_TOO_LARGE) != 0) {
+            tooLarge.increment();
+        }
     }
 
     private Outcome repairGroup(MarkerGroup g) {

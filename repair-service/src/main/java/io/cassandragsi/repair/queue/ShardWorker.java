@@ -251,6 +251,9 @@ final class ShardWorker {
                         + " that never completed); ./gsi check finds any drift", shard, g.keyspace(), g.table(), g.tidMin(), g.tidMax(), age / 1000);
             }
         }
+        if (outcome != Repairer.Outcome.RETRY && outcome != Repairer.Outcome.DROPPED) {
+            repairer.counted(g);
+        }
         metrics.markersDone.add(g.markerIds().size());
         for (UUID id : g.markerIds()) {
             seen.put(id, nowMillis);
