@@ -76,6 +76,11 @@ class SizeLimitsIT {
             assertThat(byA).as("the other index, whose key fits, has its entry").isNotNull();
             assertThat(byA.getString("body")).isEqualTo("x");
         }
+        io.cassandragsi.repair.jobs.CheckResult check = new io.cassandragsi.repair.jobs.Jobs(s, GsiConfig.defaults())
+                .check(KS, "docs", "by_ab", false, null);
+        System.out.println("SizeLimitsIT: " + check.summary());
+        assertThat(check.index("by_ab").tooLarge()).as("check counts the row left unindexed").isPositive();
+        assertThat(check.drift()).as("which is not drift").isFalse();
         assertThat(TablePlan.MAX_KEY_BYTES).isEqualTo(0xFFFF);
     }
 

@@ -264,6 +264,11 @@ public final class TablePlan {
         return writes;
     }
 
+    /** True when the version's entry key for this index is over {@link #MAX_KEY_BYTES}: it has no entry, and that is counted. */
+    public boolean keyTooLarge(IndexPlan plan, VersionRow version) {
+        return key(plan, version) == TOO_LARGE;
+    }
+
     /** The entry key of a complete version for one index; null when the version has no entry. */
     public List<ByteBuffer> entryKey(IndexPlan plan, VersionRow version) {
         List<ByteBuffer> key = key(plan, version);

@@ -177,6 +177,11 @@ final class Check {
                 expected.put(p, e);
                 keys[0] += e.size();
                 tallies.get(p).expected.add(e.size());
+                for (Versions.Version v : versions) {
+                    if (table.plan.keyTooLarge(p, v)) {
+                        tallies.get(p).tooLarge.increment();
+                    }
+                }
             }
             batch.add(new RowWork(rowKey, versions, expected));
             if (keys[0] >= BATCH || batch.size() >= BATCH) {

@@ -26,6 +26,7 @@ final class Tally {
     final LongAdder transients = new LongAdder();
     final LongAdder fixed = new LongAdder();
     final LongAdder unfixable = new LongAdder();
+    final LongAdder tooLarge = new LongAdder();
     private final Map<EntryCheck.Finding, Integer> shown = new EnumMap<>(EntryCheck.Finding.class);
     private int shownUnfixable;
     private final List<String> examples = new ArrayList<>();
@@ -120,6 +121,6 @@ final class Tally {
     synchronized CheckResult.IndexReport report() {
         return new CheckResult.IndexReport(index.index().name(), expected.sum(), missing.sum(), stale.sum(), wrongTid.sum(),
                 wrongDeleted.sum(), wrongProjection.sum(), orphans.sum(), approximate.sum(), transients.sum(), fixed.sum(),
-                unfixable.sum(), List.copyOf(examples));
+                unfixable.sum(), tooLarge.sum(), List.copyOf(examples));
     }
 }

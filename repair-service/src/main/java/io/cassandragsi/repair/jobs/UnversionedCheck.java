@@ -47,9 +47,9 @@ final class UnversionedCheck {
     private final AtomicLong rows = new AtomicLong();
     private final AtomicLong entries = new AtomicLong();
 
-    // per index: expected, missing, stale, wrongTid, wrongDeleted, wrongProjection, orphans, transient, fixed, unfixable
+    // per index: expected, missing, stale, wrongTid, wrongDeleted, wrongProjection, orphans, transient, fixed, unfixable, tooLarge
     private static final int EXPECTED = 0, MISSING = 1, STALE = 2, WRONG_TID = 3, WRONG_DELETED = 4, WRONG_PROJ = 5, ORPHANS = 6,
-            TRANSIENT = 7, FIXED = 8, UNFIXABLE = 9;
+            TRANSIENT = 7, FIXED = 8, UNFIXABLE = 9, TOO_LARGE = 10;
 
     UnversionedCheck(CqlSession session, Catalog.Indexed table, List<IndexPlan> targets, CheckOptions options, ConsistencyLevel read,
             ConsistencyLevel write) {
@@ -60,7 +60,7 @@ final class UnversionedCheck {
         this.read = read;
         this.write = write;
         for (IndexPlan p : targets) {
-            counts.put(p, new long[10]);
+            counts.put(p, new long[11]);
             examples.put(p, new ArrayList<>());
         }
     }
@@ -89,6 +89,7 @@ final class UnversionedCheck {
                 }
                 judge(rowKey, records.get(rowKey), Map.of());
             }
+            countTooLarge(base.values());
             progress.rows(keys.size());
             progress.rangeDone();
             listener.onProgress(progress.snapshot());
@@ -120,7 +121,7 @@ final class UnversionedCheck {
         for (IndexPlan p : targets) {
             long[] c = counts.get(p);
             reports.add(new CheckResult.IndexReport(p.index().name(), c[EXPECTED], c[MISSING], c[STALE], c[WRONG_TID], c[WRONG_DELETED],
-                    c[WRONG_PROJ], c[ORPHANS], 0, c[TRANSIENT], c[FIXED], c[UNFIXABLE], List.copyOf(examples.get(p))));
+                    c[WRONG_PROJ], c[ORPHANS], 0, c[TRANSIENT], c[FIXED], c[UNFIXABLE], c[TOO_LARGE], List.copyOf(examples.get(p))));
         }
         return new CheckResult(id, table.definition.keyspace(), table.definition.table(), state, options.fix(), reports, rows.get(),
                 entries.get(), Duration.ofNanos(System.nanoTime() - t0), message);
@@ -256,6 +257,19 @@ final class UnversionedCheck {
         byte[] bytes = new byte[b.remaining()];
         b.duplicate().get(bytes);
         return "0x" + java.util.HexFormat.of().formatHex(bytes);
+    }
+
+    /** Counts the rows whose entry key is too large to store, per index (no entry by design). */
+    private void countTooLarge(java.util.Collection<UnversionedRows.BaseRow> rows) {
+        synchronized (counts) {
+            for (UnversionedRows.BaseRow row : rows) {
+                for (IndexPlan p : targets) {
+                    if (table.plan.keyTooLarge(p, row.cells())) {
+                        counts.get(p)[TOO_LARGE]++;
+                    }
+                }
+            }
+        }
     }
 
     private void count(Reconciler.IndexResult r, RowsTable.RowRecord record) {

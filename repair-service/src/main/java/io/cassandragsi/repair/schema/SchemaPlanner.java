@@ -133,6 +133,7 @@ public final class SchemaPlanner {
             if (table.isEmpty()) {
                 statements.add(new Statement("create index table " + def.keyspace() + "." + index.tableName()
                         + " (index " + index.name() + ")", CqlGenerator.createIndexTable(def, index)));
+                warnAboutLargeValues(def, index);
                 boolean keyIsNew = index.attributeKeyColumns().stream().anyMatch(c -> isNewAttribute(def, c.name()));
                 if (base.isPresent() && !keyIsNew) {
                     rebuild.add(candidate(def, index, "new index"));
@@ -270,6 +271,24 @@ public final class SchemaPlanner {
         }
         if (!added.isEmpty()) {
             rebuild.add(candidate(def, index, "new projection(s): " + String.join(", ", added)));
+        }
+    }
+
+    /**
+     * Projections of unbounded attributes (text, JSON, blob) copy each value into the write's own
+     * batch once per index: a large value can push it over the node's mutation size limit, and the
+     * trigger then leaves the write's entries to the repair service (README, writes the trigger
+     * cannot fully index). Said when the index table is created, naming the attributes.
+     */
+    private void warnAboutLargeValues(TableDef def, Index index) {
+        List<String> unbounded = index.proj().stream()
+                .filter(c -> c.type() == AttrType.STRING || c.type() == AttrType.JSON || c.type() == AttrType.BLOB)
+                .map(c -> c.name() + " (" + c.type().name().toLowerCase(java.util.Locale.ROOT) + ")").toList();
+        if (!unbounded.isEmpty()) {
+            warnings.add(def.qualifiedName() + ": index '" + index.name() + "' projects " + String.join(", ", unbounded)
+                    + ", of unbounded size: each write copies the value into its batch once more, and a write whose batch would"
+                    + " exceed the node's max_mutation_size (16 MiB by default) gets its entries from the repair service instead"
+                    + " of the trigger (counted as too_large). Keep projected values small, or project fewer attributes.");
         }
     }
 

@@ -65,7 +65,7 @@ class JobRegistryTest {
         registry.start("ks", "t", "*", "check", Map.of("fix", "true"));
         assertThat(((CheckOptions) options.get(0)).fix()).isTrue();
         JobHandle<CheckResult> h = handle(0);
-        CheckResult.IndexReport r = new CheckResult.IndexReport("by_x", 10, 1, 0, 0, 0, 0, 2, 0, 0, 3, 0, List.of("missing by_x[x=1]"));
+        CheckResult.IndexReport r = new CheckResult.IndexReport("by_x", 10, 1, 0, 0, 0, 0, 2, 0, 0, 3, 0, 0, List.of("missing by_x[x=1]"));
         h.result.complete(new CheckResult("check-0", "ks", "t", JobState.DONE, true, List.of(r), 10, 10, Duration.ofSeconds(1), null));
         Map<String, Object> s = registry.job("check-0");
         assertThat(s).containsEntry("state", "done").containsEntry("drift", true).containsEntry("index", "*");
