@@ -18,16 +18,21 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.TreeSet;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.yaml.snakeyaml.error.Mark;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
@@ -41,7 +46,7 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
  *   contact_points: [127.0.0.1:9042]
  *   local_datacenter: datacenter1
  *   username: ...            # with password: plain-text authentication
- *   password: ...
+ *   password: ...            # or password_env: NAME, or password_file: path
  *   tls:
  *     enabled: false
  *     truststore: { path: ..., password: ... }
@@ -56,10 +61,19 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
  *
  * Unknown keys are errors (a typo must not silently fall back to a default); every error names the
  * file and the key. Relative paths are resolved against the file's directory.
+ *
+ * <p>Secrets ({@code cassandra.password}, the stores' {@code password}, {@code http.token}) may be
+ * written inline, or taken from an environment variable ({@code password_env: NAME}, {@code
+ * token_env: NAME}) or from a file ({@code password_file: path}, {@code token_file: path}; its
+ * content without the trailing line break). At most one of the three per secret. The loader warns
+ * when a file it reads a secret from, or a config file holding a secret inline, is readable by
+ * every user of the machine.
  */
 public final class ConfigLoader {
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
     private static final Pattern KEYSPACE = Pattern.compile("[a-z][a-z0-9_]{0,47}");
+    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    private static final Logger LOG = LoggerFactory.getLogger(ConfigLoader.class);
 
     private static final ObjectMapper MAPPER = new ObjectMapper(new YAMLFactory())
             .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
@@ -71,8 +85,16 @@ public final class ConfigLoader {
 
     private ConfigLoader() {}
 
-    /** Reads and validates a config file. */
+    /** Reads and validates a config file; warnings (secrets readable by everyone) go to the log. */
     public static GsiConfig load(Path file) {
+        return load(file, LOG::warn, System::getenv);
+    }
+
+    /**
+     * Reads and validates a config file, taking {@code *_env} secrets from {@code env} and passing
+     * each warning to {@code warnings}.
+     */
+    static GsiConfig load(Path file, Consumer<String> warnings, Function<String, String> env) {
         String source = file.toString();
         String yaml;
         try {
@@ -81,7 +103,14 @@ public final class ConfigLoader {
             throw new ConfigException(source, null, "cannot read the config file: " + e);
         }
         Path dir = file.toAbsolutePath().getParent();
-        return parse(yaml, source, dir);
+        Validator validator = new Validator(source, dir, warnings, env);
+        GsiConfig config = validator.validate(read(yaml, source));
+        if (!validator.inlineSecrets.isEmpty() && worldReadable(file)) {
+            warnings.accept(source + " holds " + String.join(", ", validator.inlineSecrets) + " and is readable by every user"
+                    + " of this machine: chmod 600 it, or take the secrets from the environment or from files"
+                    + " (password_env/password_file, token_env/token_file)");
+        }
+        return config;
     }
 
     /**
@@ -89,15 +118,26 @@ public final class ConfigLoader {
      * relative paths.
      */
     public static GsiConfig parse(String yaml, String source, Path baseDir) {
-        Raw.Root raw;
+        return new Validator(source, baseDir, LOG::warn, System::getenv).validate(read(yaml, source));
+    }
+
+    private static Raw.Root read(String yaml, String source) {
         try {
             JsonNode tree = MAPPER.readTree(yaml);
             boolean empty = tree == null || tree.isMissingNode() || tree.isNull();
-            raw = empty ? new Raw.Root() : MAPPER.readValue(yaml, Raw.Root.class);
+            return empty ? new Raw.Root() : MAPPER.readValue(yaml, Raw.Root.class);
         } catch (JsonProcessingException e) {
             throw translate(e, source);
         }
-        return new Validator(source, baseDir).validate(raw);
+    }
+
+    /** Whether every user of the machine may read the file (false where POSIX permissions are unknown). */
+    static boolean worldReadable(Path file) {
+        try {
+            return Files.getPosixFilePermissions(file).contains(PosixFilePermission.OTHERS_READ);
+        } catch (UnsupportedOperationException | IOException e) {
+            return false;
+        }
     }
 
     private static ConfigException translate(JsonProcessingException e, String source) {
@@ -196,6 +236,8 @@ public final class ConfigLoader {
             public String localDatacenter;
             public String username;
             public String password;
+            public String passwordEnv;
+            public String passwordFile;
             public Tls tls;
             public String driverConfig;
         }
@@ -210,6 +252,8 @@ public final class ConfigLoader {
         static final class Store {
             public String path;
             public String password;
+            public String passwordEnv;
+            public String passwordFile;
         }
 
         static final class Consistency {
@@ -228,6 +272,8 @@ public final class ConfigLoader {
             public String bind;
             public Integer port;
             public String token;
+            public String tokenEnv;
+            public String tokenFile;
             public Boolean allowUnauthenticatedRemote;
             public List<String> allowedHosts;
         }
@@ -237,10 +283,68 @@ public final class ConfigLoader {
     private static final class Validator {
         private final String source;
         private final Path baseDir;
+        private final Consumer<String> warnings;
+        private final Function<String, String> env;
+        /** The secrets written in the file itself (keys), for the warning about a world-readable file. */
+        final List<String> inlineSecrets = new ArrayList<>();
 
-        Validator(String source, Path baseDir) {
+        Validator(String source, Path baseDir, Consumer<String> warnings, Function<String, String> env) {
             this.source = source;
             this.baseDir = baseDir;
+            this.warnings = warnings;
+            this.env = env;
+        }
+
+        /**
+         * A secret given inline ({@code key}), by environment variable ({@code key_env}) or by file
+         * ({@code key_file}); null when none is set.
+         */
+        private String secret(String key, String inline, String envName, String file) {
+            int given = (inline != null ? 1 : 0) + (envName != null ? 1 : 0) + (file != null ? 1 : 0);
+            if (given > 1) {
+                throw error(key, "is given more than once: set only one of " + key + ", " + key + "_env and " + key + "_file");
+            }
+            if (inline != null) {
+                inlineSecrets.add(key);
+                return inline;
+            }
+            if (envName != null) {
+                String name = envName.trim();
+                if (!ENV_NAME.matcher(name).matches()) {
+                    throw error(key + "_env", "'" + envName + "' is not an environment variable name (letters, digits"
+                            + " and '_', not starting with a digit)");
+                }
+                String value = env.apply(name);
+                if (value == null) {
+                    throw error(key + "_env", "environment variable " + name + " is not set");
+                }
+                if (value.isEmpty()) {
+                    throw error(key + "_env", "environment variable " + name + " is empty");
+                }
+                return value;
+            }
+            if (file != null) {
+                Path p = existingFile(file, key + "_file");
+                String value;
+                try {
+                    value = Files.readString(p, StandardCharsets.UTF_8);
+                } catch (IOException e) {
+                    throw error(key + "_file", "cannot read " + p + ": " + e.getMessage());
+                }
+                value = value.replaceFirst("(\\r?\\n)+$", "");
+                if (value.isEmpty()) {
+                    throw error(key + "_file", p + " is empty");
+                }
+                if (value.indexOf('\n') >= 0) {
+                    throw error(key + "_file", p + " has more than one line; it must hold the secret alone");
+                }
+                if (worldReadable(p)) {
+                    warnings.accept(source + ": " + key + "_file " + p + " is readable by every user of this machine:"
+                            + " chmod 600 it");
+                }
+                return value;
+            }
+            return null;
         }
 
         private ConfigException error(String key, String problem) {
@@ -273,7 +377,7 @@ public final class ConfigLoader {
             }
             String dc = text(raw.localDatacenter, "cassandra.local_datacenter", defaults.localDatacenter());
             String username = text(raw.username, "cassandra.username", null);
-            String password = raw.password;
+            String password = secret("cassandra.password", raw.password, raw.passwordEnv, raw.passwordFile);
             if (password != null && username == null) {
                 throw error("cassandra.password", "is set but cassandra.username is not");
             }
@@ -319,12 +423,15 @@ public final class ConfigLoader {
                     throw error("cassandra.tls.keystore.path", "is required when a keystore section is given");
                 }
                 keystore = existingFile(raw.keystore.path, "cassandra.tls.keystore.path");
-                if (raw.keystore.password == null || raw.keystore.password.isEmpty()) {
+                keystorePassword = secret("cassandra.tls.keystore.password", raw.keystore.password, raw.keystore.passwordEnv,
+                        raw.keystore.passwordFile);
+                if (keystorePassword == null || keystorePassword.isEmpty()) {
                     throw error("cassandra.tls.keystore.password", "is required with a keystore (it protects the client key)");
                 }
-                keystorePassword = raw.keystore.password;
             }
-            return new TlsConfig(true, truststore, raw.truststore.password, keystore, keystorePassword, hostnameValidation);
+            String truststorePassword = secret("cassandra.tls.truststore.password", raw.truststore.password,
+                    raw.truststore.passwordEnv, raw.truststore.passwordFile);
+            return new TlsConfig(true, truststore, truststorePassword, keystore, keystorePassword, hostnameValidation);
         }
 
         private ConsistencyConfig consistency(Raw.Consistency raw) {
@@ -396,7 +503,7 @@ public final class ConfigLoader {
             if (port < 0 || port > 65535) {
                 throw error("http.port", port + " is outside 0-65535 (0 picks a free port)");
             }
-            String token = raw.token;
+            String token = secret("http.token", raw.token, raw.tokenEnv, raw.tokenFile);
             if (token != null && token.isBlank()) {
                 throw error("http.token", "is empty; remove the key or set a secret");
             }

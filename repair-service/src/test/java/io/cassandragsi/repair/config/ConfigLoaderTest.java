@@ -130,7 +130,7 @@ class ConfigLoaderTest {
     @Test
     void should_list_known_keys_when_key_is_unknown() {
         assertThatThrownBy(() -> load("unknown_key.yaml"))
-                .hasMessageContaining("known keys here: contact_points, driver_config, local_datacenter, password, tls, username");
+                .hasMessageContaining("known keys here: contact_points, driver_config, local_datacenter, password, password_env, password_file, tls, username");
     }
 
     @Test
