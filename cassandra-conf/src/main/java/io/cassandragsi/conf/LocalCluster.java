@@ -64,6 +64,8 @@ public final class LocalCluster implements AutoCloseable {
   private final List<String> extraJvmOptions;
   private final boolean reuseData;
   private final Duration startupTimeout;
+  private volatile ClientAccess access;
+  private final TlsMaterial tls;
 
   /** Read by the shutdown hook without the lock. */
   private final AtomicReferenceArray<Process> processes;
@@ -83,6 +85,8 @@ public final class LocalCluster implements AutoCloseable {
     this.extraJvmOptions = List.copyOf(b.jvmOptions);
     this.reuseData = b.reuseData;
     this.startupTimeout = b.startupTimeout;
+    this.access = b.access;
+    this.tls = b.tls;
     List<NodeSpec> specs = new ArrayList<>();
     for (int i = 0; i < b.nodes; i++) {
       InetAddress address = NodeConfig.addressOf(b.firstAddress, i);
@@ -318,6 +322,25 @@ public final class LocalCluster implements AutoCloseable {
     return startupTimes[node];
   }
 
+  /** The CA's truststore and the nodes' keystore of a {@link Builder#secure} cluster, else null. */
+  public TlsMaterial tls() {
+    return tls;
+  }
+
+  /** How the launcher's own sessions connect (TLS truststore, role); see {@link Builder#secure}. */
+  public ClientAccess clientAccess() {
+    return access;
+  }
+
+  /**
+   * The role the launcher's own readiness checks log in with from now on: call it after replacing
+   * the default superuser of a {@link Builder#secure secure} cluster, so that nodes restarted later
+   * are still recognised as up.
+   */
+  public void credentials(String username, String password) {
+    access = access.withCredentials(username, password);
+  }
+
   /** Same as {@link #stop()}. */
   @Override
   public void close() {
@@ -364,7 +387,7 @@ public final class LocalCluster implements AutoCloseable {
     LOG.info("Starting {} on {} (pid {}), logs in {}", node.name(), node.host(), process.pid(),
         node.logsDir());
     Readiness.Answer answer =
-        Readiness.awaitCql(node, process, Instant.now().plus(startupTimeout));
+        Readiness.awaitCql(node, process, access, Instant.now().plus(startupTimeout));
     Duration took = Duration.ofNanos(answer.nanoTime() - begin);
     startupTimes[node.index()] = took;
     LOG.info("{} ({}) answered CQL {} s after launch (Cassandra {})", node.name(), node.host(),
@@ -381,7 +404,7 @@ public final class LocalCluster implements AutoCloseable {
     }
     if (running.size() > 1) {
       long begin = System.nanoTime();
-      Readiness.awaitClusterView(running, Instant.now().plus(startupTimeout));
+      Readiness.awaitClusterView(running, access, Instant.now().plus(startupTimeout));
       LOG.info("{} nodes see each other UP ({} s)", running.size(),
           seconds(Duration.ofNanos(System.nanoTime() - begin)));
     }
@@ -616,6 +639,31 @@ public final class LocalCluster implements AutoCloseable {
     }
   }
 
+  /** The role Cassandra creates on a fresh cluster with password authentication (password alike). */
+  public static final String DEFAULT_SUPERUSER = "cassandra";
+
+  /**
+   * What {@link Builder#secure} sets besides {@code client_encryption_options}. {@code
+   * user_timestamps_enabled} is Cassandra's default, set here to say that it must stay: the repair
+   * service writes index cells {@code USING TIMESTAMP}, ten times a microsecond clock, and the
+   * guardrail applies to every role that is not a superuser. The {@code maximum_timestamp_*}
+   * thresholds stay unset for the same reason.
+   */
+  public static final Map<String, String> SECURE_YAML =
+      Map.of(
+          "authenticator", "{class_name: org.apache.cassandra.auth.PasswordAuthenticator}",
+          "authorizer", "{class_name: org.apache.cassandra.auth.CassandraAuthorizer}",
+          "role_manager", "{class_name: org.apache.cassandra.auth.CassandraRoleManager}",
+          "user_timestamps_enabled", "true");
+
+  /** {@code client_encryption_options}: TLS required on the native port, no client certificates. */
+  static String clientEncryption(TlsMaterial tls) {
+    return "{enabled: true, optional: false, keystore: '" + tls.nodeKeystore().toAbsolutePath()
+        + "', keystore_password: '" + tls.nodeKeystorePassword() + "', truststore: '"
+        + tls.truststore().toAbsolutePath() + "', truststore_password: '"
+        + tls.truststorePassword() + "', store_type: PKCS12, require_client_auth: false}";
+  }
+
   /** Settings of a {@link LocalCluster}; only {@link #workDir(Path)} is required. */
   public static final class Builder {
     private int nodes = 1;
@@ -631,8 +679,26 @@ public final class LocalCluster implements AutoCloseable {
     private final List<String> jvmOptions = new ArrayList<>();
     private boolean reuseData;
     private Duration startupTimeout = Duration.ofSeconds(120);
+    private ClientAccess access = ClientAccess.plain();
+    private Path tlsDir;
+    private TlsMaterial tls;
 
     private Builder() {}
+
+    /**
+     * Nodes with password authentication ({@code PasswordAuthenticator}), authorization ({@code
+     * CassandraAuthorizer}, {@code CassandraRoleManager}) and client-to-node TLS required on the
+     * native port; see {@link #SECURE_YAML}. {@link #build()} makes a throwaway CA and the nodes'
+     * certificate in {@code tlsDir} ({@link TlsMaterial}; the directory must not hold them yet).
+     * The default superuser {@code cassandra} is created at once (no 10-s setup delay), and the
+     * launcher's own checks connect with TLS as that role until {@link
+     * LocalCluster#credentials} says otherwise. Internode traffic and JMX (loopback only) are left
+     * as they are.
+     */
+    public Builder secure(Path tlsDir) {
+      this.tlsDir = tlsDir;
+      return this;
+    }
 
     /** Number of nodes (default 1). */
     public Builder nodes(int nodes) {
@@ -758,6 +824,18 @@ public final class LocalCluster implements AutoCloseable {
         if (!Files.isRegularFile(jar)) {
           throw new IllegalArgumentException("Trigger jar " + jar + " does not exist");
         }
+      }
+      if (tlsDir != null && tls == null) {
+        List<InetAddress> addresses = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+          addresses.add(NodeConfig.addressOf(firstAddress, i));
+        }
+        tls = TlsMaterial.generate(tlsDir, addresses);
+        SECURE_YAML.forEach(this::yaml);
+        yaml("client_encryption_options", clientEncryption(tls));
+        jvmOption("-Dcassandra.superuser_setup_delay_ms=0");
+        access = new ClientAccess(tls.truststore(), tls.truststorePassword(), DEFAULT_SUPERUSER,
+            DEFAULT_SUPERUSER);
       }
       return new LocalCluster(this);
     }

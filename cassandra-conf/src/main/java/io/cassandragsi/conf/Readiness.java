@@ -4,6 +4,7 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.DriverException;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+import com.datastax.oss.driver.api.core.config.ProgrammaticDriverConfigLoaderBuilder;
 import com.datastax.oss.driver.api.core.cql.Row;
 import com.datastax.oss.driver.api.core.loadbalancing.NodeDistance;
 import java.io.IOException;
@@ -49,7 +50,7 @@ final class Readiness {
    * Waits until the node answers {@code SELECT release_version FROM system.local} over CQL; fails
    * at once if the process exits, or at the deadline.
    */
-  static Answer awaitCql(NodeSpec node, Process process, Instant deadline) {
+  static Answer awaitCql(NodeSpec node, Process process, ClientAccess access, Instant deadline) {
     DriverException last = null;
     while (true) {
       failIfExited(node, process, "while starting");
@@ -66,7 +67,7 @@ final class Readiness {
                 + Logs.nodeTails(node, TAIL_LINES));
       }
       if (isListening(node.nativeEndpoint())) {
-        try (CqlSession session = connect(node)) {
+        try (CqlSession session = connect(node, access)) {
           Row row = session.execute("SELECT release_version FROM system.local").one();
           if (row != null) {
             return new Answer(row.getString("release_version"), System.nanoTime());
@@ -83,7 +84,8 @@ final class Readiness {
    * Waits until every running node sees every running node UP and in its ring, and lists it in
    * system.peers_v2.
    */
-  static void awaitClusterView(Map<NodeSpec, Process> running, Instant deadline) {
+  static void awaitClusterView(
+      Map<NodeSpec, Process> running, ClientAccess access, Instant deadline) {
     Collection<NodeSpec> nodes = running.keySet();
     Map<NodeSpec, CqlSession> sessions = new LinkedHashMap<>();
     try {
@@ -99,7 +101,7 @@ final class Readiness {
         problems = new ArrayList<>();
         for (NodeSpec observer : nodes) {
           try {
-            CqlSession session = sessions.computeIfAbsent(observer, Readiness::connect);
+            CqlSession session = sessions.computeIfAbsent(observer, n -> connect(n, access));
             problems.addAll(view(observer, session).problems(observer, nodes));
           } catch (DriverException | IOException | JMException e) {
             problems.add(observer.name() + ": " + e);
@@ -137,9 +139,9 @@ final class Readiness {
     return new PeerView(live, unreachable, ring, joining, peers);
   }
 
-  /** A small session that talks to this node only. */
-  static CqlSession connect(NodeSpec node) {
-    DriverConfigLoader config =
+  /** A small session that talks to this node only, with TLS and credentials when given. */
+  static CqlSession connect(NodeSpec node, ClientAccess access) {
+    ProgrammaticDriverConfigLoaderBuilder builder =
         DriverConfigLoader.programmaticBuilder()
             .withString(DefaultDriverOption.SESSION_NAME, "local-cluster-" + node.name())
             .withDuration(DefaultDriverOption.CONNECTION_CONNECT_TIMEOUT, Duration.ofSeconds(2))
@@ -150,8 +152,20 @@ final class Readiness {
             .withInt(DefaultDriverOption.CONNECTION_POOL_LOCAL_SIZE, 1)
             // close at once instead of after netty's 2-s quiet period
             .withInt(DefaultDriverOption.NETTY_IO_SHUTDOWN_QUIET_PERIOD, 0)
-            .withInt(DefaultDriverOption.NETTY_ADMIN_SHUTDOWN_QUIET_PERIOD, 0)
-            .build();
+            .withInt(DefaultDriverOption.NETTY_ADMIN_SHUTDOWN_QUIET_PERIOD, 0);
+    if (access.truststore() != null) {
+      builder
+          .withString(DefaultDriverOption.SSL_ENGINE_FACTORY_CLASS, "DefaultSslEngineFactory")
+          .withString(DefaultDriverOption.SSL_TRUSTSTORE_PATH, access.truststore().toString())
+          .withString(DefaultDriverOption.SSL_TRUSTSTORE_PASSWORD, access.truststorePassword());
+    }
+    if (access.username() != null) {
+      builder
+          .withString(DefaultDriverOption.AUTH_PROVIDER_CLASS, "PlainTextAuthProvider")
+          .withString(DefaultDriverOption.AUTH_PROVIDER_USER_NAME, access.username())
+          .withString(DefaultDriverOption.AUTH_PROVIDER_PASSWORD, access.password());
+    }
+    DriverConfigLoader config = builder.build();
     InetSocketAddress endpoint = node.nativeEndpoint();
     return CqlSession.builder()
         .withConfigLoader(config)
