@@ -4,6 +4,7 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import io.cassandragsi.repair.config.CqlSessions;
 import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.service.GsiServer;
+import io.cassandragsi.repair.service.MissingGrantsException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -30,7 +31,7 @@ public final class ServeCommand implements Callable<Integer> {
         CqlSession session = ConnectionOptions.open(config);
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
-        try (session; GsiServer server = new GsiServer(session, config)) {
+        try (session; GsiServer server = start(session, config)) {
             Thread hook = new Thread(() -> {
                 stop.countDown();
                 try {
@@ -50,5 +51,14 @@ public final class ServeCommand implements Callable<Integer> {
             stopped.countDown();
         }
         return GsiCommand.OK;
+    }
+
+    /** The server, or a one-line failure when the role lacks a grant (the message names it). */
+    private static GsiServer start(CqlSession session, GsiConfig config) {
+        try {
+            return new GsiServer(session, config);
+        } catch (MissingGrantsException e) {
+            throw new CommandFailedException(e.getMessage(), e);
+        }
     }
 }

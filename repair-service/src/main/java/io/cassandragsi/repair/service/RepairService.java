@@ -32,6 +32,7 @@ public final class RepairService implements AutoCloseable {
         ConsistencyLevel write = config.consistency().write();
         ConsistencyLevel serial = config.consistency().serial();
         this.catalog = new Catalog(session);
+        ServiceGrants.require(session, config.cassandra().username(), catalog, keyspace);
         this.repairer = new Repairer(catalog, read, serial, write);
         this.queue = new QueueStore(session, keyspace);
         ServiceTables tables = new ServiceTables(session, keyspace);
@@ -96,6 +97,7 @@ public final class RepairService implements AutoCloseable {
         s.put("deletes", repairer.deletes.sum());
         s.put("rewrites", repairer.rewrites.sum());
         s.put("too_large", repairer.tooLarge.sum());
+        s.put("prefetched", repairer.prefetched.sum());
         Map<String, Object> perIndex = new LinkedHashMap<>();
         repairer.perIndex.forEach((name, c) -> perIndex.put(name, Map.of("marked_deleted", c[0].sum(), "upserted", c[1].sum())));
         s.put("indexes", perIndex);
