@@ -2,10 +2,12 @@ package io.cassandragsi.repair.cli;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import io.cassandragsi.conf.LocalCluster;
+import io.cassandragsi.conf.TlsMaterial;
 import io.cassandragsi.repair.config.CassandraConfig;
 import io.cassandragsi.repair.config.ContactPoint;
 import io.cassandragsi.repair.config.CqlSessions;
 import io.cassandragsi.repair.config.GsiConfig;
+import io.cassandragsi.repair.config.HttpConfig;
 import io.cassandragsi.repair.config.TlsConfig;
 import io.cassandragsi.repair.schema.SchemaApplier;
 import io.cassandragsi.schema.TableDef;
@@ -78,6 +80,12 @@ public final class UpCommand implements Callable<Integer> {
             description = "Address of the first node; node i gets the last octet + i (default: ${DEFAULT-VALUE}).")
     String address;
 
+    @Option(names = "--secure",
+            description = "Password authentication, authorization and client TLS (a throwaway CA under the work directory),"
+                    + " a least-privilege role for the repair service and a bearer token for the HTTP API; prints what to"
+                    + " connect with.")
+    boolean secure;
+
     @Option(names = "--jmx-port", paramLabel = "PORT", defaultValue = "7199",
             description = "JMX port of the first node on 127.0.0.1; node i uses PORT + i (default: ${DEFAULT-VALUE}).")
     int jmxPort;
@@ -102,13 +110,16 @@ public final class UpCommand implements Callable<Integer> {
         Path workDir = (work == null ? home.resolve("target/gsi-up") : work).toAbsolutePath().normalize();
         prepareWorkDir(workDir);
 
-        LocalCluster cluster = LocalCluster.builder()
+        LocalCluster.Builder builder = LocalCluster.builder()
                 .nodes(nodes)
                 .workDir(workDir)
                 .firstAddress(address)
                 .jmxPortBase(jmxPort)
-                .triggerJar(triggerJar)
-                .build();
+                .triggerJar(triggerJar);
+        if (secure) {
+            builder.secure(workDir.resolve("tls"));
+        }
+        LocalCluster cluster = builder.build();
         Running running = new Running(cluster, out);
         Thread hook = new Thread(running::stop, "gsi-up-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -116,15 +127,28 @@ public final class UpCommand implements Callable<Integer> {
             out.println("starting " + nodes + " Cassandra node(s) in " + workDir + " (about " + (nodes * 15) + " s)...");
             out.flush();
             cluster.start();
-            GsiConfig config = configFor(cluster);
+            SecureSetup.Login admin = secure ? SecureSetup.replaceDefaultSuperuser(cluster) : null;
+            GsiConfig config = secure ? SecureSetup.config(cluster, admin, HttpConfig.defaults()) : configFor(cluster);
             running.session = CqlSessions.open(config);
             String replication = "{'class': 'SimpleStrategy', 'replication_factor': " + Math.min(3, nodes) + "}";
             new SchemaApplier(config, out, spec.commandLine().getErr()).apply(running.session, defs, replication, false);
             UpService.Context context = new UpService.Context(cluster, running.session, config, out);
+            Secured secured = null;
+            if (secure) {
+                SecureSetup.Login service = SecureSetup.createServiceRole(running.session, SecureSetup.SERVICE_ROLE,
+                        config.projectKeyspace(), defs);
+                HttpConfig d = HttpConfig.defaults();
+                GsiConfig serviceConfig = SecureSetup.config(cluster, service,
+                        new HttpConfig(d.bind(), d.port(), TlsMaterial.randomSecret(), false));
+                running.serviceSession = CqlSessions.open(serviceConfig);
+                context = new UpService.Context(cluster, running.serviceSession, serviceConfig, out);
+                secured = new Secured(admin, service, serviceConfig, SecureSetup.writeServiceConfig(workDir, serviceConfig),
+                        cluster.tls());
+            }
             for (UpService.Starter starter : SERVICES) {
                 running.services.push(starter.start(context));
             }
-            printWelcome(out, cluster, defs, running.services, workDir);
+            printWelcome(out, cluster, defs, running.services, workDir, secured);
             out.flush();
             running.awaitNodeExit();
             throw new CommandFailedException(running.deadNodeMessage());
@@ -146,6 +170,8 @@ public final class UpCommand implements Callable<Integer> {
         final PrintWriter out;
         final Deque<UpService> services = new ArrayDeque<>();
         volatile CqlSession session;
+        /** The repair service's own session ({@code --secure}: its least-privilege role), or null. */
+        volatile CqlSession serviceSession;
         private boolean stopped;
         private int deadNode = -1;
 
@@ -169,6 +195,9 @@ public final class UpCommand implements Callable<Integer> {
                 } catch (RuntimeException e) {
                     out.println("stopping " + s.describe() + " failed: " + e.getMessage());
                 }
+            }
+            if (serviceSession != null) {
+                serviceSession.close();
             }
             if (session != null) {
                 session.close();
@@ -212,8 +241,28 @@ public final class UpCommand implements Callable<Integer> {
                 defaults.consistency(), defaults.queue(), defaults.http());
     }
 
+    /** What {@code --secure} set up, for the welcome text. */
+    private record Secured(SecureSetup.Login admin, SecureSetup.Login service, GsiConfig serviceConfig, Path configFile,
+            TlsMaterial tls) {}
+
+    private static void printSecure(PrintWriter out, String host, int port, Secured s) {
+        out.println();
+        out.println("Secure mode: password authentication, authorization, TLS required on the CQL port (client certificates not");
+        out.println("required); internode traffic and JMX (127.0.0.1 only, no authentication) are not secured.");
+        out.println("  CQL: " + host + ":" + port + " with TLS; the nodes' certificate is signed by a throwaway CA whose key is deleted");
+        out.println("  truststore (driver): " + s.tls().truststore() + " (PKCS12, password " + s.tls().truststorePassword() + ")");
+        out.println("  CA certificate (cqlsh): " + s.tls().caPem());
+        out.println("  superuser (replaces cassandra, which can no longer log in): " + s.admin().role() + " / " + s.admin().password());
+        out.println("  repair service role (least privilege, see README Security): " + s.service().role() + " / "
+                + s.service().password());
+        out.println("  HTTP token: " + s.serviceConfig().http().token());
+        out.println("  the service's config, secrets in files: " + s.configFile());
+        out.println("  cqlsh: SSL_CERTFILE=" + s.tls().caPem() + " cqlsh " + host + " " + port + " --ssl -u " + s.admin().role()
+                + " -p '" + s.admin().password() + "'");
+    }
+
     private static void printWelcome(PrintWriter out, LocalCluster cluster, List<TableDef> defs, Deque<UpService> services,
-            Path workDir) {
+            Path workDir, Secured secured) {
         InetSocketAddress first = cluster.contactPoint(0);
         String cp = first.getAddress().getHostAddress() + ":" + first.getPort();
         out.println();
@@ -229,24 +278,34 @@ public final class UpCommand implements Callable<Integer> {
         for (UpService s : started) {
             out.println("  " + s.describe());
         }
+        if (secured != null) {
+            printSecure(out, first.getAddress().getHostAddress(), first.getPort(), secured);
+        }
         out.println();
         out.println("Write a version (tids are timeuuids: now() makes one), e.g. with cqlsh " + cp + ":");
         out.println("  INSERT INTO wiki.revisions (key, tid, length, value) VALUES ('Main_Page', now(), 1024, 'Hello');");
         String http = "http://" + HttpDefaults.BIND + ":" + HttpDefaults.PORT;
+        String curl = secured == null ? "curl '" : "curl -H 'Authorization: Bearer " + secured.serviceConfig().http().token() + "' '";
+        String query = secured == null ? "./gsi query " : "./gsi query --config " + secured.configFile() + " ";
         out.println("and read it through an index, from the index alone, cross-checked with the base table, or as of a moment:");
-        out.println("  curl '" + http + "/v1/wiki/revisions//by_length/1024'");
-        out.println("  curl '" + http + "/v1/wiki/revisions//by_length/1024?consistent=true&limit=10'");
-        out.println("  curl '" + http + "/v1/wiki/revisions//by_length/1024?as_of=2026-01-01T00:00:00Z'");
-        out.println("  ./gsi query wiki.revisions by_length 1024 --consistent");
+        out.println("  " + curl + http + "/v1/wiki/revisions//by_length/1024'");
+        out.println("  " + curl + http + "/v1/wiki/revisions//by_length/1024?consistent=true&limit=10'");
+        out.println("  " + curl + http + "/v1/wiki/revisions//by_length/1024?as_of=2026-01-01T00:00:00Z'");
+        out.println("  " + query + "wiki.revisions by_length 1024 --consistent");
         out.println("or in CQL: SELECT * FROM wiki.idx_revisions_by_length_ever WHERE length = 1024;");
         out.println("An unversioned table (rows overwritten in place, like most tables) is indexed the same way:");
         out.println("  INSERT INTO app.users (id, email, country, age, name) VALUES ('u1', 'ann@example.com', 'fr', 34, 'Ann');");
-        out.println("  curl '" + http + "/v1/app/users//by_email/ann%40example.com?consistent=true'");
-        out.println("  curl '" + http + "/v1/app/users//by_country/fr?ge=30'");
+        out.println("  " + curl + http + "/v1/app/users//by_email/ann%40example.com?consistent=true'");
+        out.println("  " + curl + http + "/v1/app/users//by_country/fr?ge=30'");
         out.println();
         out.println("Next:");
-        out.println("  ./gsi schema apply --dry-run --contact-point " + cp + " " + EXAMPLES
-                + "    # compare the definitions with the cluster");
+        if (secured == null) {
+            out.println("  ./gsi schema apply --dry-run --contact-point " + cp + " " + EXAMPLES
+                    + "    # compare the definitions with the cluster");
+        } else {
+            out.println("  ./gsi schema apply needs the superuser: a config like " + secured.configFile().getFileName()
+                    + " with username " + secured.admin().role());
+        }
         out.println("  logs: " + workDir + "/node0/logs/system.log");
         out.println("Ctrl-C stops everything.");
     }
