@@ -382,6 +382,21 @@ class VersionedDeletesIT {
             } while ((!old.isEmpty() || moved.size() != 1) && System.currentTimeMillis() < deadline);
             assertThat(old).as("the entry of the version's old length").isEmpty();
             assertThat(moved).extracting(m -> m.get("tid")).containsExactly(tid.toString());
+
+            // within the second after its tid's time, once the first write was diffed: the rows table tells
+            UUID soon = Uuids.timeBased();
+            session.execute(SimpleStatement.newInstance("INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES ('rw2', ?, 102, 'x')", soon));
+            Thread.sleep(400);
+            session.execute(SimpleStatement.newInstance("UPDATE " + KS + ".revisions SET length = 103 WHERE key = 'rw2' AND tid = ?", soon));
+            deadline = System.currentTimeMillis() + 30_000;
+            do {
+                Thread.sleep(200);
+                old = read(102);
+                moved = read(103);
+            } while ((!old.isEmpty() || moved.size() != 1) && System.currentTimeMillis() < deadline);
+            assertThat(old).as("the entry of the version's old length, rewritten within a second").isEmpty();
+            assertThat(moved).extracting(m -> m.get("tid")).containsExactly(soon.toString());
+            assertThat(((Number) service.status().get("rewrites")).longValue()).as("found by the diff, not the trigger's rule").isPositive();
         }
     }
 
