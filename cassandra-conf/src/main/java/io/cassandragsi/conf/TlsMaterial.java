@@ -50,7 +50,8 @@ public record TlsMaterial(
    * {@code localhost}), the node keystore and the truststore in {@code dir}, which must not hold
    * them already.
    */
-  public static TlsMaterial generate(Path dir, List<InetAddress> addresses) {
+  public static TlsMaterial generate(Path tlsDir, List<InetAddress> addresses) {
+    Path dir = tlsDir.toAbsolutePath().normalize();
     if (addresses.isEmpty()) {
       throw new IllegalArgumentException("at least one node address is needed for the certificate");
     }
