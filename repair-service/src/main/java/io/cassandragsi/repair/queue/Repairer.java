@@ -69,6 +69,8 @@ public final class Repairer {
     public final LongAdder rewrites = new LongAdder();
     /** Rows the trigger left (partly) unindexed for Cassandra's size limits: a key too large, or a batch over the mutation limit. */
     public final LongAdder tooLarge = new LongAdder();
+    /** Diff markers whose rows were read in batches ({@link #prefetch}). */
+    public final LongAdder prefetched = new LongAdder();
     /** Per index ("keyspace.table/index"): entries marked deleted [0] and upserted [1]. */
     public final java.util.Map<String, LongAdder[]> perIndex = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -80,7 +82,67 @@ public final class Repairer {
     }
 
     public Outcome repair(MarkerGroup g) {
-        return repairGroup(g);
+        return repairGroup(g, null);
+    }
+
+    /** Repairs a group with what {@link #prefetch} read for it (null: it reads alone). */
+    public Outcome repair(MarkerGroup g, Prefetched pre) {
+        return repairGroup(g, pre);
+    }
+
+    /**
+     * What one batch read found for a diff marker's row: its versions' neighbourhood (null when the
+     * newest versions did not show it whole: the diff reads it alone) and its rows-table record
+     * (null: nothing recorded; only when the table has a rows table).
+     */
+    public record Prefetched(List<Versions.Version> versions, RowsTable.RowRecord record) {}
+
+    /** The newest versions read per row by {@link #prefetch}: a marked version and two before it. */
+    static final int PREFETCH_VERSIONS = 3;
+
+    /**
+     * Reads, for the plain diff markers among {@code groups} whose rows are whole partitions of a
+     * versioned table (one partition-key column, tids stored descending), the newest versions and
+     * the rows-table records of up to {@value BaseTable#ROWS_PER_QUERY} rows per query: two queries
+     * per 50 markers instead of three per marker. A marker of an older version, whose neighbourhood
+     * the newest versions do not show, reads it alone. Failures leave the groups to their own reads.
+     */
+    public Map<MarkerGroup, Prefetched> prefetch(List<MarkerGroup> groups) {
+        Map<Catalog.Indexed, List<MarkerGroup>> byTable = new java.util.IdentityHashMap<>();
+        for (MarkerGroup g : groups) {
+            if (g.cas() || g.wholePartition() || (g.flags() & io.cassandragsi.schema.QueueLayout.FLAG_DELETE) != 0) {
+                continue;
+            }
+            Catalog.Indexed table = catalog.table(g.keyspace(), g.table());
+            if (table == null || table.rows != null || !table.base.readsManyNewest()) {
+                continue;
+            }
+            byTable.computeIfAbsent(table, t -> new ArrayList<>()).add(g);
+        }
+        Map<MarkerGroup, Prefetched> out = new java.util.IdentityHashMap<>();
+        for (Map.Entry<Catalog.Indexed, List<MarkerGroup>> e : byTable.entrySet()) {
+            Catalog.Indexed table = e.getKey();
+            List<MarkerGroup> all = e.getValue();
+            for (int from = 0; from < all.size(); from += io.cassandragsi.repair.store.BaseTable.ROWS_PER_QUERY) {
+                List<MarkerGroup> chunk = all.subList(from, Math.min(all.size(), from + io.cassandragsi.repair.store.BaseTable.ROWS_PER_QUERY));
+                List<ByteBuffer> keys = chunk.stream().map(MarkerGroup::pk).distinct().toList();
+                try {
+                    CompletableFuture<Map<ByteBuffer, RowsTable.RowRecord>> records = table.records == null
+                            ? CompletableFuture.completedFuture(Map.of()) : table.records.recordsAsync(keys, read).toCompletableFuture();
+                    Map<ByteBuffer, List<Versions.Version>> newest = table.base.newestAsync(keys, PREFETCH_VERSIONS, read).join();
+                    Map<ByteBuffer, RowsTable.RowRecord> recorded = records.join();
+                    for (MarkerGroup g : chunk) {
+                        List<Versions.Version> versions = io.cassandragsi.repair.store.BaseTable.neighbourhoodOf(
+                                newest.getOrDefault(g.pk(), List.of()), PREFETCH_VERSIONS, g.tidMin(), g.tidMax());
+                        out.put(g, new Prefetched(versions, recorded.get(g.pk())));
+                    }
+                    prefetched.add(chunk.size());
+                } catch (RuntimeException x) {
+                    LOG.debug("prefetch of {} rows of {} failed; they read alone: {}", keys.size(), table.definition.qualifiedName(), x.toString());
+                }
+            }
+        }
+        return out;
     }
 
     /** Counts what a group of markers was for, once its repair is finished (done, or reconciled for the last time). */
@@ -100,7 +162,7 @@ public final class Repairer {
         }
     }
 
-    private Outcome repairGroup(MarkerGroup g) {
+    private Outcome repairGroup(MarkerGroup g, Prefetched pre) {
         Catalog.Indexed table = catalog.table(g.keyspace(), g.table());
         if (table == null) {
             unknownTables.increment();
@@ -117,9 +179,11 @@ public final class Repairer {
         }
         List<ByteBuffer> rowKey = new ArrayList<>(pk);
         rowKey.addAll(Composite.decode(g.ck()));
-        CompletableFuture<RowsTable.RowRecord> record = table.records == null ? CompletableFuture.completedFuture(null)
+        CompletableFuture<RowsTable.RowRecord> record = pre != null || table.records == null
+                ? CompletableFuture.completedFuture(pre == null ? null : pre.record())
                 : table.records.recordAsync(rowKey, read).toCompletableFuture();
-        List<Versions.Version> versions = table.base.neighbourhood(rowKey, g.tidMin(), g.tidMax(), cl);
+        List<Versions.Version> versions = pre != null && pre.versions() != null ? pre.versions()
+                : table.base.neighbourhood(rowKey, g.tidMin(), g.tidMax(), cl);
         if (!contains(versions, g.tidMin()) || !contains(versions, g.tidMax())) {
             return Outcome.RETRY; // not visible yet (batch in flight, CAS not committed) or deleted since
         }

@@ -195,9 +195,11 @@ final class ShardWorker {
     }
 
     private void process(List<MarkerGroup> groups, long nowMillis) {
+        java.util.Map<MarkerGroup, Repairer.Prefetched> pre = repairer.prefetch(groups);
         List<CompletableFuture<Repairer.Outcome>> outcomes = new ArrayList<>(groups.size());
         for (MarkerGroup g : groups) {
-            outcomes.add(CompletableFuture.supplyAsync(() -> repairer.repair(g), pool));
+            Repairer.Prefetched p = pre.get(g);
+            outcomes.add(CompletableFuture.supplyAsync(() -> repairer.repair(g, p), pool));
         }
         for (int i = 0; i < groups.size(); i++) {
             MarkerGroup g = groups.get(i);

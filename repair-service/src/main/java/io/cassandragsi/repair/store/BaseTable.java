@@ -41,6 +41,7 @@ public final class BaseTable {
     private final PreparedStatement partition;
     /** Every version of one row (versioned tables). */
     private final PreparedStatement allVersions;
+    private final PreparedStatement newestInPartitions;
     private final int rowKeySize;
     private final int partitionKeyAttribute;
     private final String whereRow;
@@ -73,6 +74,13 @@ public final class BaseTable {
             this.after = null;
             this.downFrom = null;
         }
+        // a row is one partition and tids are stored descending: the first rows of each partition are
+        // its newest versions, and one query can ask them of many partitions (see newestAsync)
+        boolean oneRowPerPartition = def.versioned() && def.partitionKey().size() == 1 && def.clusteringPrefix().isEmpty()
+                && def.tid().order() == Order.DESC;
+        this.newestInPartitions = oneRowPerPartition
+                ? session.prepare(select + " WHERE " + def.partitionKey().get(0).cqlName() + " IN ? PER PARTITION LIMIT ? LIMIT ?")
+                : null;
         this.partition = session.prepare(select + " WHERE "
                 + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND ")));
         this.partitionKeyAttribute = new ArrayList<>(def.attributes().keySet()).indexOf(def.partitionKey().get(0).name());
@@ -85,6 +93,66 @@ public final class BaseTable {
 
     public TableDef definition() {
         return def;
+    }
+
+    /** Whether {@link #newestAsync} can read many rows at once. */
+    public boolean readsManyNewest() {
+        return newestInPartitions != null;
+    }
+
+    /**
+     * The newest {@code perPartition} versions of up to {@value #ROWS_PER_QUERY} rows, newest first,
+     * by partition key, with one query (rows without versions are left out). Only where {@link
+     * #readsManyNewest}: a single partition-key column, no clustering before the tid, tids stored
+     * descending. Its LIMIT fits in its page, so the node runs it without a pager.
+     */
+    public CompletableFuture<Map<ByteBuffer, List<Versions.Version>>> newestAsync(List<ByteBuffer> partitionKeys, int perPartition,
+            ConsistencyLevel cl) {
+        if (newestInPartitions == null) {
+            throw new IllegalStateException(def.qualifiedName() + " cannot read many rows in one query");
+        }
+        if (partitionKeys.size() > ROWS_PER_QUERY) {
+            throw new IllegalArgumentException(partitionKeys.size() + " rows asked for, at most " + ROWS_PER_QUERY + " per query");
+        }
+        List<ByteBuffer> keys = new ArrayList<>(partitionKeys.size());
+        partitionKeys.forEach(k -> keys.add(k.duplicate()));
+        int limit = partitionKeys.size() * perPartition;
+        BoundStatement stmt = newestInPartitions.boundStatementBuilder()
+                .setBytesUnsafe(0, TypeCodecs.listOf(TypeCodecs.BLOB).encode(keys, session.getContext().getProtocolVersion()))
+                .setInt(1, perPartition).setInt(2, limit).setConsistencyLevel(cl).setPageSize(limit + 1).setIdempotence(true).build();
+        return fetchAsync(stmt).thenApply(found -> {
+            Map<ByteBuffer, List<Versions.Version>> out = new HashMap<>();
+            for (Versions.Version v : found) {
+                out.computeIfAbsent(v.values()[partitionKeyAttribute], k -> new ArrayList<>(perPartition)).add(v);
+            }
+            return out;
+        });
+    }
+
+    /**
+     * The {@link #neighbourhood} of tids [min, max] taken from a row's newest versions (newest
+     * first, {@code asked} of them asked for), or null when they do not show it whole: a marked tid
+     * not among them, or the version before min cut off by the limit.
+     */
+    public static List<Versions.Version> neighbourhoodOf(List<Versions.Version> newestFirst, int asked, UUID min, UUID max) {
+        int iMax = -1;
+        int iMin = -1;
+        for (int i = 0; i < newestFirst.size(); i++) {
+            UUID t = newestFirst.get(i).tid();
+            if (Tids.compare(t, max) == 0) {
+                iMax = i;
+            }
+            if (Tids.compare(t, min) == 0) {
+                iMin = i;
+            }
+        }
+        boolean exhausted = newestFirst.size() < asked; // the row has no more versions than these
+        if (iMax < 0 || iMin < 0 || (iMin + 1 >= newestFirst.size() && !exhausted)) {
+            return null;
+        }
+        List<Versions.Version> out = new ArrayList<>(newestFirst.subList(Math.max(iMax - 1, 0), Math.min(iMin + 2, newestFirst.size())));
+        java.util.Collections.reverse(out);
+        return out;
     }
 
     /** ORDER BY that walks the tid ascending (or descending) within a row, whatever its declared order. */

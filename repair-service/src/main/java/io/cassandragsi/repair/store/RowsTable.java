@@ -36,6 +36,8 @@ public final class RowsTable {
     private final PreparedStatement scan;
     private final PreparedStatement addKeys;
     private final PreparedStatement setWritten;
+    /** The records of many rows at once, where a row is a whole partition (one partition-key column, nothing before the tid). */
+    private final PreparedStatement rowsIn;
 
     /**
      * What the rows table says of one row: its key, the entry keys it has had per index name, the
@@ -78,6 +80,10 @@ public final class RowsTable {
                 + (hasClustering ? ", " + Cql.quote(RowsLayout.PARTITION_WRITTEN) : "") + " FROM " + rows + wherePartition);
         this.scan = session.prepare("SELECT " + key + ", " + keys + ", " + written + " FROM " + rows + tokenRange(def));
         this.addKeys = session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + keys + " = " + keys + " + ?" + whereRow);
+        this.rowsIn = rowKey.size() == 1
+                ? session.prepare("SELECT " + key + ", " + keys + ", " + written + ", WRITETIME(" + keys + ") FROM " + rows + " WHERE "
+                        + rowKey.get(0).cqlName() + " IN ? LIMIT ?")
+                : null;
         this.setWritten = session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + written + " = ?" + whereRow);
     }
 
@@ -108,6 +114,33 @@ public final class RowsTable {
             Row r = rs.one();
             RowRecord record = recordOf(r);
             return record == null ? null : withKeyTimes(record, r.getSet(rowKeySize, ByteBuffer.class), r.getList(rowKeySize + 2, Long.class));
+        });
+    }
+
+    /**
+     * The records, with each entry key's write time, of up to 50 rows whose row key is one
+     * partition-key column, with one query (rows nothing recorded are left out), by that key.
+     */
+    public java.util.concurrent.CompletionStage<Map<ByteBuffer, RowRecord>> recordsAsync(List<ByteBuffer> keys, ConsistencyLevel cl) {
+        if (rowsIn == null) {
+            throw new IllegalStateException(def.qualifiedName() + ": its rows table cannot read many rows in one query");
+        }
+        List<ByteBuffer> values = new ArrayList<>(keys.size());
+        keys.forEach(k -> values.add(k.duplicate()));
+        var stmt = rowsIn.boundStatementBuilder()
+                .setBytesUnsafe(0, com.datastax.oss.driver.api.core.type.codec.TypeCodecs.listOf(
+                        com.datastax.oss.driver.api.core.type.codec.TypeCodecs.BLOB).encode(values, session.getContext().getProtocolVersion()))
+                .setInt(1, keys.size()).setPageSize(keys.size() + 1).setConsistencyLevel(cl).setIdempotence(true).build();
+        return session.executeAsync(stmt).thenApply(rs -> {
+            Map<ByteBuffer, RowRecord> out = new java.util.HashMap<>();
+            for (Row r : rs.currentPage()) {
+                RowRecord record = recordOf(r);
+                if (record != null) {
+                    out.put(record.rowKey().get(0), withKeyTimes(record, r.getSet(rowKeySize, ByteBuffer.class),
+                            r.getList(rowKeySize + 2, Long.class)));
+                }
+            }
+            return out;
         });
     }
 
