@@ -350,12 +350,10 @@ class VersionedDeletesIT {
             io.cassandragsi.repair.jobs.Jobs jobs = new io.cassandragsi.repair.jobs.Jobs(session, GsiConfig.defaults());
             io.cassandragsi.repair.jobs.CheckResult check = jobs.check(KS, "revisions", "by_length", false, null);
             System.out.println("VersionedDeletesIT seed " + seed + ": " + check.summary());
-            // Reads are exact (above). A non-matching entry can still be left with an expired _tid (README, limits;
-            // seed 7818718600678): check reports it and fixes it, and nothing else may differ.
+            // Reads are exact (above), and so is every entry: an expired _tid is rewritten above the expired cells
+            // (seeds 7818718600678 and 12385320790534 left one before the rows table's key times set that floor).
             io.cassandragsi.repair.jobs.CheckResult.IndexReport r = check.index("by_length");
-            assertThat(r.missing() + r.orphans() + r.wrongDeleted()).as("seed %d: check after drain: %s", seed, check.summary()).isZero();
-            assertThat(r.stale()).as("seed %d: only expired _tid of entries that no longer match: %s", seed, check.summary())
-                    .isEqualTo(r.wrongTid());
+            assertThat(r.driftCount()).as("seed %d: check after drain: %s", seed, check.summary()).isZero();
             assertThat(jobs.check(KS, "revisions", "by_length", true, null).index("by_length").unfixable()).isZero();
             // an index whose key holds the tid keeps the entries of deleted versions (README, limits): check --fix removes them
             io.cassandragsi.repair.jobs.CheckResult fixed = jobs.check(KS, "revisions", "by_tid", true, null);

@@ -131,7 +131,8 @@ public final class VersionRecompute {
             ByteBuffer vTid = v.get(plan.tidAttribute());
             long vTs = WriteTimestamps.ofSerialized(vTid);
             ByteBuffer tidWrite = e == null || !vTid.equals(e.tid()) ? vTid : null;
-            long tidTs = e == null ? vTs : Math.max(vTs, e.tid() == null ? floor : e.tidTimestamp() + 1);
+            // an entry that reads as absent may hold expired cells, which shadow lower timestamps unseen
+            long tidTs = e == null ? Math.max(vTs, floor) : Math.max(vTs, e.tid() == null ? floor : e.tidTimestamp() + 1);
             int[] projAttrs = index.projAttributes();
             TablePlan.ProjCell[] proj = new TablePlan.ProjCell[projAttrs.length];
             boolean projChanged = false;
@@ -143,7 +144,7 @@ public final class VersionRecompute {
                 }
                 projChanged = true;
                 proj[i] = want == null ? new TablePlan.ProjCell(null, e.projTimestamp()[i], 0)
-                        : new TablePlan.ProjCell(want, e == null ? vTs : Math.max(vTs, have == null ? floor : e.projTimestamp()[i] + 1), 0);
+                        : new TablePlan.ProjCell(want, e == null ? Math.max(vTs, floor) : Math.max(vTs, have == null ? floor : e.projTimestamp()[i] + 1), 0);
             }
             if (tidWrite != null || projChanged) {
                 out.add(new TablePlan.Reconciled(index, key, tidWrite, tidTs, 0, proj));

@@ -171,4 +171,20 @@ class VersionRecomputeTest {
         assertThat(VersionRecompute.highestTimestamp(writes)).isEqualTo(260);
         assertThat(VersionRecompute.highestTimestamp(List.of())).isEqualTo(Long.MIN_VALUE);
     }
+
+    @Test
+    void should_write_an_entry_that_reads_as_absent_above_the_expired_version() {
+        // v2 (length 10, TS 200) expired: its entry's cells did too, and still shadow TS 200 and below
+        List<TablePlan.IndexWrite> writes = VersionRecompute.recompute(PLAN, BY_LENGTH, List.of(new Version(100, 10, "a")),
+                List.of(key(10)), Map.of(), 201);
+
+        TablePlan.Reconciled r = (TablePlan.Reconciled) writes.get(0);
+        assertThat(ticks(r.tid())).isEqualTo(100);
+        assertThat(r.timestamp()).as("above the expired cells, not at v1's own TS").isEqualTo(201);
+        assertThat(r.proj()[0].timestamp()).isEqualTo(201);
+        // with no floor (a delete, whose cells read as what they are), at the version's own TS
+        TablePlan.Reconciled plain = (TablePlan.Reconciled) VersionRecompute.recompute(PLAN, BY_LENGTH, List.of(new Version(100, 10, "a")),
+                List.of(key(10)), Map.of()).get(0);
+        assertThat(plain.timestamp()).isEqualTo(100);
+    }
 }

@@ -259,6 +259,9 @@ public final class Repairer {
                     }
                 }
             }
+            // a cell that reads as absent can be an expired one of any version that had a key of the row (the
+            // trigger writes each key at its version's TS), or of a recompute's: write it above all of them
+            long rowFloor = Math.max(floor, Math.max(RowsTable.newestKeyTime(record), record.written()) + 1);
             Map<IndexPlan, Map<List<ByteBuffer>, RowReconcile.EntryState>> entries = before.getOrDefault(rowKey, new LinkedHashMap<>());
             Map<IndexPlan, Map<List<ByteBuffer>, RowReconcile.EntryState>> more = entries(table, Map.of(), unrecorded);
             for (IndexPlan plan : table.plan.indexes()) {
@@ -269,7 +272,7 @@ public final class Repairer {
                 known.putAll(more.getOrDefault(plan, Map.of()));
                 Set<List<ByteBuffer>> keys = new LinkedHashSet<>(record.keys(plan.index().name()));
                 keys.addAll(unrecorded.getOrDefault(plan.index().name(), List.of()));
-                writes.addAll(VersionRecompute.recompute(table.plan, plan, versions, keys, known, floor));
+                writes.addAll(VersionRecompute.recompute(table.plan, plan, versions, keys, known, rowFloor));
             }
             if (table.records != null && !unrecorded.isEmpty()) {
                 table.records.addKeys(rowKey, unrecorded, 0, write);

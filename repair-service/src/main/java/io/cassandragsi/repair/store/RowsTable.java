@@ -77,7 +77,8 @@ public final class RowsTable {
         String wherePartition = " WHERE " + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         this.row = session.prepare("SELECT " + key + ", " + keys + ", " + written + ", WRITETIME(" + keys + ") FROM " + rows + whereRow);
         this.partition = session.prepare("SELECT " + key + ", " + keys + ", " + written
-                + (hasClustering ? ", " + Cql.quote(RowsLayout.PARTITION_WRITTEN) : "") + " FROM " + rows + wherePartition);
+                + (hasClustering ? ", " + Cql.quote(RowsLayout.PARTITION_WRITTEN) : "") + ", WRITETIME(" + keys + ") FROM " + rows
+                + wherePartition);
         this.scan = session.prepare("SELECT " + key + ", " + keys + ", " + written + " FROM " + rows + tokenRange(def));
         this.addKeys = session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + keys + " = " + keys + " + ?" + whereRow);
         this.rowsIn = rowKey.size() == 1
@@ -104,7 +105,9 @@ public final class RowsTable {
     /** The record of one row, or null when nothing recorded it. */
     public RowRecord record(List<ByteBuffer> rowKey, ConsistencyLevel cl) {
         checkRowKey(rowKey);
-        return recordOf(session.execute(bindKey(row, rowKey, cl).build()).one());
+        Row r = session.execute(bindKey(row, rowKey, cl).build()).one();
+        RowRecord record = recordOf(r);
+        return record == null ? null : withKeyTimes(record, r.getSet(rowKeySize, ByteBuffer.class), r.getList(rowKeySize + 2, Long.class));
     }
 
     /** The record of one row with each entry key's write time, read asynchronously (null when nothing recorded it). */
@@ -172,7 +175,18 @@ public final class RowsTable {
         session.execute(b.setConsistencyLevel(cl).setIdempotence(true).build());
     }
 
-    /** The records of every row of a partition. */
+    /** The highest write time of the row's entry keys (Long.MIN_VALUE: none known). */
+    public static long newestKeyTime(RowRecord record) {
+        long out = Long.MIN_VALUE;
+        for (Map<List<ByteBuffer>, Long> times : record.keyTimes().values()) {
+            for (long t : times.values()) {
+                out = Math.max(out, t);
+            }
+        }
+        return out;
+    }
+
+    /** The records of every row of a partition, with each entry key's write time. */
     public PartitionRecords records(List<ByteBuffer> partitionKey, ConsistencyLevel cl) {
         List<RowRecord> out = new ArrayList<>();
         long partitionWritten = Long.MIN_VALUE;
@@ -182,7 +196,7 @@ public final class RowsTable {
             }
             RowRecord record = recordOf(r);
             if (record != null) {
-                out.add(record);
+                out.add(withKeyTimes(record, r.getSet(rowKeySize, ByteBuffer.class), r.getList(rowKeySize + (hasClustering ? 3 : 2), Long.class)));
             }
         }
         return new PartitionRecords(out, partitionWritten);
