@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = GsiCommand.Version.class,
         description = "Global secondary indexes for Apache Cassandra 5.0.",
-        subcommands = {SchemaCommand.class, UpCommand.class, ServeCommand.class, QueryCommand.class,
+        subcommands = {SchemaCommand.class, UpCommand.class, ServeCommand.class, QueryCommand.class, CqlCommand.class,
                 io.cassandragsi.repair.jobs.RebuildCommand.class, io.cassandragsi.repair.jobs.CheckCommand.class,
                 io.cassandragsi.repair.bench.BenchCommand.class, CommandLine.HelpCommand.class})
 public final class GsiCommand implements Runnable {
