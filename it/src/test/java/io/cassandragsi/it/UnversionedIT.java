@@ -36,8 +36,8 @@ import org.junit.jupiter.api.Test;
  * Unversioned tables on a real node, judged against {@link LwwRows} (an in-test model of
  * Cassandra's per-cell last-write-wins with its tie rules, sharing no code with the project):
  * randomized histories of inserts, partial updates, nulls, column, row, range and partition
- * deletes, TTLs, client timestamps out of order and tied, retries and conditional writes, some of
- * them while the repair service is stopped. Consistent reads taken during the history never
+ * deletes, TTLs, client timestamps out of order and tied, retries and conditional writes, from
+ * {@value History#WRITERS} concurrent writers, some of them while the repair service is stopped. Consistent reads taken during the history never
  * return a row the base lacks; once the service has drained, eventual and consistent reads equal
  * the oracle exactly, read in pages of random size. The seed is printed; replay with -Dgsi.seed=N.
  */
@@ -121,11 +121,29 @@ class UnversionedIT {
             return (System.currentTimeMillis() / 1000 + ttl) * 1000;
         }
 
+        /**
+         * Concurrent writers: up to {@value #WRITERS} writes in flight at once, so they reach the node, the
+         * trigger and the service in any order. Their client timestamps decide last-write-wins whatever the order,
+         * so the oracle takes each at once; a conditional write or a read waits until none is in flight.
+         */
+        static final int WRITERS = 4;
+        final java.util.concurrent.Semaphore writers = new java.util.concurrent.Semaphore(WRITERS);
+        final List<java.util.concurrent.CompletableFuture<?>> inFlight = new ArrayList<>();
+
         void run(SimpleStatement st, Runnable effect) {
-            session.execute(st.setConsistencyLevel(ConsistencyLevel.LOCAL_QUORUM));
+            writers.acquireUninterruptibly();
+            inFlight.add(session.executeAsync(st.setConsistencyLevel(ConsistencyLevel.LOCAL_QUORUM)).toCompletableFuture()
+                    .whenComplete((r, x) -> writers.release()));
             effect.run();
             last = st;
             lastEffect = effect;
+            inFlight.removeIf(f -> f.isDone() && f.join() != null);
+        }
+
+        /** Waits for the writes in flight (a failed one fails the test). */
+        void sync() {
+            inFlight.forEach(java.util.concurrent.CompletableFuture::join);
+            inFlight.clear();
         }
 
         String id() {
@@ -206,6 +224,7 @@ class UnversionedIT {
 
         /** A conditional write; the oracle applies it at the timestamp Paxos gave it when Cassandra says it applied. */
         void conditionalStep(String id, List<Object> row, String email, String country, int age, String name) {
+            sync();
             boolean insert = random.nextBoolean();
             ResultSet rs = insert
                     ? session.execute(SimpleStatement.newInstance("INSERT INTO it_unversioned.users (id, email, country, age, name) VALUES (?, ?, ?, ?, ?)"
@@ -378,6 +397,7 @@ class UnversionedIT {
 
     /** A consistent read during the history: it may miss what only the service can index yet, never return what the base lacks. */
     private static void consistentProbe(History h) {
+        h.sync();
         String index = List.of("by_email", "by_country", "by_role").get(h.random.nextInt(3));
         String value = hashValues(index).get(h.random.nextInt(hashValues(index).size()));
         long before = System.currentTimeMillis();
@@ -414,6 +434,7 @@ class UnversionedIT {
                 consistentProbe(h);
             }
         }
+        h.sync();
     }
 
     /** Waits until reads equal the oracle (the service drains), or the timeout; returns the last drift. */
