@@ -143,7 +143,7 @@ final class Check {
         String message = null;
         if (failure != null) {
             state = JobState.FAILED;
-            message = failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage();
+            message = JobFailure.message(failure);
             LOG.error("check {} failed: {}", id, message, failure);
         } else if (done < ranges.size() * (1 + targets.size())) {
             state = JobState.CANCELLED;

@@ -154,7 +154,7 @@ public final class JobRegistry implements HttpApi.Admin, AutoCloseable {
                 result = h.result().join();
             } catch (CompletionException ex) {
                 Throwable c = ex.getCause() == null ? ex : ex.getCause();
-                error = c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
+                error = JobFailure.message(c);
                 state = JobState.FAILED.label();
             } catch (java.util.concurrent.CancellationException ex) {
                 state = JobState.CANCELLED.label();

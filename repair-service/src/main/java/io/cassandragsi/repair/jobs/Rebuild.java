@@ -105,7 +105,7 @@ final class Rebuild {
         String message = null;
         if (f != null) {
             state = JobState.FAILED;
-            message = f.getMessage() == null ? f.getClass().getSimpleName() : f.getMessage();
+            message = JobFailure.message(f);
             LOG.error("rebuild {} failed after {}/{} ranges (resume with --job-id {}): {}", job.id(), done, ranges.size(), job.id(), message, f);
         } else if (done < ranges.size()) {
             state = JobState.CANCELLED;

@@ -112,7 +112,7 @@ final class UnversionedCheck {
         }
         JobState state = failure != null ? JobState.FAILED : done < ranges.size() * (1 + targets.size()) ? JobState.CANCELLED : JobState.DONE;
         String message = failure == null ? (state == JobState.CANCELLED ? "cancelled" : null)
-                : failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage();
+                : JobFailure.message(failure);
         if (failure != null) {
             LOG.error("check {} failed: {}", id, message, failure);
         }
