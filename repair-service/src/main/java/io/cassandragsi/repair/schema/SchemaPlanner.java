@@ -286,9 +286,8 @@ public final class SchemaPlanner {
                 .map(c -> c.name() + " (" + c.type().name().toLowerCase(java.util.Locale.ROOT) + ")").toList();
         if (!unbounded.isEmpty()) {
             warnings.add(def.qualifiedName() + ": index '" + index.name() + "' projects " + String.join(", ", unbounded)
-                    + ", of unbounded size: each write copies the value into its batch once more, and a write whose batch would"
-                    + " exceed the node's max_mutation_size (16 MiB by default) gets its entries from the repair service instead"
-                    + " of the trigger (counted as too_large). Keep projected values small, or project fewer attributes.");
+                    + ": each write copies such values into its batch once more; one that would take the batch over"
+                    + " max_mutation_size is indexed by the repair service (README, too_large)");
         }
     }
 

@@ -71,7 +71,7 @@ class SchemaPlannerTest {
         Plan plan = plan(LiveSchema.empty(), revisions());
         assertThat(plan.errors()).isEmpty();
         assertThat(plan.warnings()).as("only the projection of text values, for the new index that has one").singleElement().asString()
-                .startsWith("wiki.revisions: index 'by_length' projects value (string), of unbounded size");
+                .startsWith("wiki.revisions: index 'by_length' projects value (string): each write copies");
         assertThat(plan.statements().stream().map(Statement::cql).toList())
                 .isEqualTo(CqlGenerator.all(revisions(), "gsi", REPLICATION).stream().map(Statement::cql).toList());
         assertThat(purposes(plan)).containsExactly(
