@@ -77,7 +77,7 @@ final class BenchSchema {
         String ks = variant.keyspace();
         List<String> out = new ArrayList<>();
         switch (variant) {
-            case GSI_1, GSI_3, GSI_1_U -> {
+            case GSI_1, GSI_3, GSI_1_U, GSI_1_E2E, GSI_3_E2E -> {
                 // exactly what `gsi schema apply` makes: for gsi-1-u that includes the rows table
                 TableDef def = definition(variant, indexCount(variant));
                 for (CqlGenerator.Statement s : CqlGenerator.all(def, PROJECT_KEYSPACE, REPLICATION)) {
@@ -120,7 +120,7 @@ final class BenchSchema {
 
     /** The secondary indexes of a variant with our trigger: 3 for gsi-3, else 1. */
     static int indexCount(Variant variant) {
-        return variant == Variant.GSI_3 ? 3 : 1;
+        return variant == Variant.GSI_3 || variant == Variant.GSI_3_E2E ? 3 : 1;
     }
 
     /**
@@ -169,7 +169,7 @@ final class BenchSchema {
         List<Probe> out = new ArrayList<>();
         out.add(new Probe("SELECT " + (variant.unversioned() ? "a" : "tid") + " FROM " + ks + "." + table + " WHERE key = ? LIMIT 1", "key"));
         switch (variant) {
-            case GSI_1, GSI_3, GSI_1_U -> {
+            case GSI_1, GSI_3, GSI_1_U, GSI_1_E2E, GSI_3_E2E -> {
                 for (String attr : INDEXED.subList(0, indexCount(variant))) {
                     out.add(new Probe("SELECT \"_tid\" FROM " + ks + "." + Index.tableName(table, "by_" + attr)
                             + " WHERE " + attr + " = ? LIMIT 1", attr));

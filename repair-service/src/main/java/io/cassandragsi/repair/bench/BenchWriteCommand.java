@@ -42,11 +42,12 @@ import picocli.CommandLine.Spec;
 @Command(name = "write", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
             "Measure indexed write throughput on one local Cassandra 5.0 node that this command starts (and stops):"
-                    + " unindexed, gsi-1, gsi-3 (our trigger, work-queue marker included), mv, mv-3, sai, logged-batch on a"
+                    + " unindexed, gsi-1, gsi-3 (our trigger, work-queue marker included), gsi-1-e2e and gsi-3-e2e (the same with"
+                    + " the repair service in its own JVM, each phase lasting until it has drained), mv, mv-3, sai, logged-batch on a"
                     + " versioned table, and unindexed-u, gsi-1-u, mv-u on an unversioned one (writes overwrite existing rows);"
                     + " same data, same run, interleaved rounds. Prints writes/s, the ratio to unindexed (to unindexed-u for"
                     + " the -u variants; paired by round) and node CPU per write, and writes target/bench/write.json.",
-            "Takes about 30 minutes (per variant: warm-up 20 s + 3 rounds of 45 s); --quick about 7 minutes"
+            "Takes about 45 minutes (per variant: warm-up 20 s + 3 rounds of 45 s, and the -e2e variants' drains); --quick about 11 minutes"
                     + " (warm-up 10 s + 2 rounds of 10 s: fine for a smoke test, noisy as a measurement). Other load on"
                     + " the machine shows in the results: the progress lines report it as 'other load'."})
 public final class BenchWriteCommand implements Callable<Integer> {
@@ -155,6 +156,9 @@ public final class BenchWriteCommand implements Callable<Integer> {
             long perPhaseOverhead = 3; // flush, compaction wait, JMX
             long phases = (long) variants.size() * (rounds + (warmupSeconds > 0 ? 1 : 0));
             long seconds = 40 + (long) variants.size() * ((long) rounds * phaseSeconds + warmupSeconds) + phases * perPhaseOverhead;
+            // an end-to-end phase also starts the service (about 8 s) and waits for it to drain (about 1.5 phases)
+            long e2e = variants.stream().filter(Variant::e2e).count();
+            seconds += e2e * (rounds * (8 + 3L * phaseSeconds / 2) + (warmupSeconds > 0 ? 8 + 3L * warmupSeconds / 2 : 0));
             return Duration.ofSeconds(seconds);
         }
     }
@@ -193,6 +197,12 @@ public final class BenchWriteCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), option + " must be at least 1, got " + value);
         }
     }
+
+    /** Where and how the end-to-end variants' repair service connects; set once the node is up. */
+    private CqlSession benchSession;
+    private Path serviceDir;
+    private java.net.InetSocketAddress contactPoint;
+    private String datacenter;
 
     @Override
     public Integer call() throws Exception {
@@ -238,6 +248,10 @@ public final class BenchWriteCommand implements Callable<Integer> {
                         + settings.variants().size() + " keyspaces...");
                 pw.flush();
                 createSchema(session, settings.variants(), queueShards);
+                benchSession = session;
+                serviceDir = workDir.resolve("service");
+                contactPoint = cluster.contactPoint(0);
+                datacenter = cluster.localDatacenter();
                 Instant startedAt = Instant.now();
                 List<PhaseResult> phases = run(session, cluster, probe, settings, pw);
                 Map<String, Object> config = config(settings, release, startedAt, Instant.now(), workDir);
@@ -345,6 +359,10 @@ public final class BenchWriteCommand implements Callable<Integer> {
             Settings settings, NodeProbe probe) throws InterruptedException {
         int cores = Runtime.getRuntime().availableProcessors();
         long[] cpu = new long[4];
+        // the end-to-end variants: the repair service in its own JVM, reading the queue from now on (the
+        // markers of the other variants' phases are not its work), stopped once it has drained this phase's
+        ServiceProcess service = v.e2e() ? startService() : null;
+        long serviceCpu0 = service == null ? 0 : service.cpuNanos();
         List<Optional<long[]>> machine = new ArrayList<>(2);
         Instant[] times = new Instant[2];
         WriteLoad.Counts counts = load.run(writer, sequence, Duration.ofSeconds(seconds), DRAIN, new WriteLoad.Window() {
@@ -372,6 +390,16 @@ public final class BenchWriteCommand implements Callable<Integer> {
                 tally[1] += counts.issued();
             }
         }
+        double drain = 0;
+        long serviceCpu = 0;
+        if (service != null) {
+            try (service) {
+                drain = service.awaitDrained(Duration.ofMinutes(5));
+                serviceCpu = service.cpuNanos() - serviceCpu0;
+                cpu[1] = probe.nodeCpuNanos(); // the node's work for the service is part of the write's cost
+                times[1] = Instant.now();
+            }
+        }
         long flushStart = System.nanoTime();
         long flushCpu0 = probe.nodeCpuNanos();
         for (String target : BenchSchema.flushTargets(v)) {
@@ -380,9 +408,23 @@ public final class BenchWriteCommand implements Callable<Integer> {
         boolean settled = probe.awaitCompactions(Duration.ofSeconds(settings.settleSeconds()));
         long flushCpu = probe.nodeCpuNanos() - flushCpu0;
         double flushSeconds = (System.nanoTime() - flushStart) / 1e9;
-        return new PhaseResult(v, round, times[0], times[1], counts.nanos() / 1e9, counts.writes(), counts.errors(),
+        if (service != null) {
+            machine.set(1, NodeProbe.machineJiffies());
+        }
+        return new PhaseResult(v, round, times[0], times[1], counts.nanos() / 1e9 + drain, counts.writes(), counts.errors(),
                 cpu[1] - cpu[0], flushCpu, flushSeconds, settled, cpu[3] - cpu[2],
-                NodeProbe.busyCores(machine.get(0), machine.get(1), cores), counts.firstError());
+                NodeProbe.busyCores(machine.get(0), machine.get(1), cores), counts.firstError(), serviceCpu, drain);
+    }
+
+    /** Starts the repair service for an end-to-end phase, its shards' checkpoints moved to now first. */
+    private ServiceProcess startService() {
+        io.cassandragsi.repair.store.ServiceTables tables = new io.cassandragsi.repair.store.ServiceTables(benchSession,
+                BenchSchema.PROJECT_KEYSPACE);
+        Instant now = Instant.now();
+        for (int shard = 0; shard < queueShards; shard++) {
+            tables.checkpoint(shard, now, "bench");
+        }
+        return ServiceProcess.start(home(), serviceDir, contactPoint, datacenter);
     }
 
     private Map<String, Object> config(Settings s, String release, Instant started, Instant finished, Path workDir) {

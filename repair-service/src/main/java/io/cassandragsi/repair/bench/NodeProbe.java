@@ -151,7 +151,7 @@ final class NodeProbe implements AutoCloseable {
         return Long.parseLong(f[11]) + Long.parseLong(f[12]);
     }
 
-    private static long clockTicksPerSecond() {
+    static long clockTicksPerSecond() {
         try {
             Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();

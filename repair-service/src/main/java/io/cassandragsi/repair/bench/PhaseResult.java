@@ -27,7 +27,20 @@ record PhaseResult(
         boolean settled,
         long clientCpuNanos,
         double machineBusyCores,
-        String firstError) {
+        String firstError,
+        long serviceCpuNanos,
+        double drainSeconds) {
+
+    PhaseResult(Variant variant, int round, Instant started, Instant ended, double seconds, long writes, long errors, long nodeCpuNanos,
+            long flushNodeCpuNanos, double flushSeconds, boolean settled, long clientCpuNanos, double machineBusyCores, String firstError) {
+        this(variant, round, started, ended, seconds, writes, errors, nodeCpuNanos, flushNodeCpuNanos, flushSeconds, settled, clientCpuNanos,
+                machineBusyCores, firstError, 0, 0);
+    }
+
+    /** The repair service's CPU per acknowledged write (end-to-end variants; 0 for the others), in µs. */
+    double serviceCpuUsPerWrite() {
+        return perWrite(serviceCpuNanos);
+    }
 
     boolean warmup() {
         return round == 0;
@@ -59,6 +72,6 @@ record PhaseResult(
         if (Double.isNaN(machineBusyCores) || seconds <= 0) {
             return Double.NaN;
         }
-        return Math.max(0, machineBusyCores - (nodeCpuNanos + clientCpuNanos) / 1e9 / seconds);
+        return Math.max(0, machineBusyCores - (nodeCpuNanos + clientCpuNanos + serviceCpuNanos) / 1e9 / seconds);
     }
 }
