@@ -282,8 +282,12 @@ public final class UpCommand implements Callable<Integer> {
             printSecure(out, first.getAddress().getHostAddress(), first.getPort(), secured);
         }
         out.println();
-        out.println("Write a version (tids are timeuuids: now() makes one), e.g. with cqlsh " + cp + ":");
-        out.println("  INSERT INTO wiki.revisions (key, tid, length, value) VALUES ('Main_Page', now(), 1024, 'Hello');");
+        // ./gsi cql connects with the defaults; on a secure cluster the writer is the superuser, through cqlsh (above)
+        String cql = secured == null ? "./gsi cql \"" : "";
+        String end = secured == null ? "\"" : ";";
+        out.println("Write a version (tids are timeuuids: now() makes one), e.g. with "
+                + (secured == null ? "./gsi cql (or cqlsh " + cp + ")" : "cqlsh as " + secured.admin().role() + " (above)") + ":");
+        out.println("  " + cql + "INSERT INTO wiki.revisions (key, tid, length, value) VALUES ('Main_Page', now(), 1024, 'Hello')" + end);
         String http = "http://" + HttpDefaults.BIND + ":" + HttpDefaults.PORT;
         String curl = secured == null ? "curl '" : "curl -H 'Authorization: Bearer " + secured.serviceConfig().http().token() + "' '";
         String query = secured == null ? "./gsi query " : "./gsi query --config " + secured.configFile() + " ";
@@ -294,7 +298,7 @@ public final class UpCommand implements Callable<Integer> {
         out.println("  " + query + "wiki.revisions by_length 1024 --consistent");
         out.println("or in CQL: SELECT * FROM wiki.idx_revisions_by_length_ever WHERE length = 1024;");
         out.println("An unversioned table (rows overwritten in place, like most tables) is indexed the same way:");
-        out.println("  INSERT INTO app.users (id, email, country, age, name) VALUES ('u1', 'ann@example.com', 'fr', 34, 'Ann');");
+        out.println("  " + cql + "INSERT INTO app.users (id, email, country, age, name) VALUES ('u1', 'ann@example.com', 'fr', 34, 'Ann')" + end);
         out.println("  " + curl + http + "/v1/app/users//by_email/ann%40example.com?consistent=true'");
         out.println("  " + curl + http + "/v1/app/users//by_country/fr?ge=30'");
         out.println();
