@@ -169,18 +169,23 @@ final class ShardWorker {
         List<Marker> late = new ArrayList<>();
         for (long b = settings.bucketOf(from); b <= bucket; b++) {
             UUID after = b == settings.bucketOf(from) ? fromId : BEFORE_ALL;
+            List<UUID> unseen = new ArrayList<>();
             while (true) {
-                List<Marker> got = queue.read(shard, b, after, null, cl);
-                for (Marker m : got) {
-                    boolean beyondPosition = b == bucket && Tids.compare(m.id(), afterId) > 0;
-                    if (!beyondPosition && !seen.containsKey(m.id()) && !isPending(m.id())) {
-                        late.add(m);
+                List<UUID> got = queue.readIds(shard, b, after, cl);
+                for (UUID id : got) {
+                    boolean beyondPosition = b == bucket && Tids.compare(id, afterId) > 0;
+                    if (!beyondPosition && !seen.containsKey(id) && !isPending(id)) {
+                        unseen.add(id);
                     }
                 }
                 if (got.size() < QueueStore.READ_LIMIT) {
                     break;
                 }
-                after = got.get(got.size() - 1).id();
+                after = got.get(got.size() - 1);
+            }
+            // the markers themselves only for the ids not seen yet (few: most were read by the fast path)
+            for (int i = 0; i < unseen.size(); i += 100) {
+                late.addAll(queue.readByIds(shard, b, unseen.subList(i, Math.min(unseen.size(), i + 100)), cl));
             }
         }
         if (!late.isEmpty()) {

@@ -20,6 +20,8 @@ public final class QueueStore {
     private final PreparedStatement after;
     private final PreparedStatement between;
     private final PreparedStatement write;
+    private final PreparedStatement idsAfter;
+    private final PreparedStatement byIds;
     private final QueueLayout.Settings settings;
     private final String keyspace;
 
@@ -40,6 +42,10 @@ public final class QueueStore {
                 + " WHERE shard = ? AND bucket = ? AND id > ? LIMIT 5000");
         this.between = session.prepare("SELECT id, keyspace_name, table_name, pk, ck, tid_min, tid_max, flags FROM " + table
                 + " WHERE shard = ? AND bucket = ? AND id > ? AND id <= ? LIMIT 5000");
+        // the sweeps read ids only: a marker seen before costs its key, not its eight cells
+        this.idsAfter = session.prepare("SELECT id FROM " + table + " WHERE shard = ? AND bucket = ? AND id > ? LIMIT 5000");
+        this.byIds = session.prepare("SELECT id, keyspace_name, table_name, pk, ck, tid_min, tid_max, flags FROM " + table
+                + " WHERE shard = ? AND bucket = ? AND id IN ?");
         this.write = session.prepare("INSERT INTO " + table
                 + " (shard, bucket, id, keyspace_name, table_name, pk, ck, tid_min, tid_max, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     }
@@ -63,6 +69,28 @@ public final class QueueStore {
         List<Marker> out = new ArrayList<>();
         var stmt = upTo == null ? after.bind(shard, bucket, afterId) : between.bind(shard, bucket, afterId, upTo);
         for (Row r : session.execute(stmt.setConsistencyLevel(cl).setPageSize(2000))) {
+            out.add(new Marker(r.getUuid(0), r.getString(1), r.getString(2), r.getByteBuffer(3), r.getByteBuffer(4),
+                    r.getUuid(5), r.getUuid(6), r.getInt(7)));
+        }
+        return out;
+    }
+
+    /** The ids of the markers of one shard and bucket after {@code afterId}, in id order, at most {@link #READ_LIMIT}. */
+    public List<UUID> readIds(int shard, long bucket, UUID afterId, ConsistencyLevel cl) {
+        List<UUID> out = new ArrayList<>();
+        for (Row r : session.execute(idsAfter.bind(shard, bucket, afterId).setConsistencyLevel(cl).setPageSize(READ_LIMIT + 1))) {
+            out.add(r.getUuid(0));
+        }
+        return out;
+    }
+
+    /** The markers with these ids in one shard and bucket (at most 100 ids), in id order; ids not found are left out. */
+    public List<Marker> readByIds(int shard, long bucket, List<UUID> ids, ConsistencyLevel cl) {
+        if (ids.size() > 100) {
+            throw new IllegalArgumentException(ids.size() + " marker ids asked for, at most 100 per query");
+        }
+        List<Marker> out = new ArrayList<>();
+        for (Row r : session.execute(byIds.bind(shard, bucket, ids).setConsistencyLevel(cl).setPageSize(ids.size() + 1))) {
             out.add(new Marker(r.getUuid(0), r.getString(1), r.getString(2), r.getByteBuffer(3), r.getByteBuffer(4),
                     r.getUuid(5), r.getUuid(6), r.getInt(7)));
         }
