@@ -137,7 +137,13 @@ class UnversionedIT {
             effect.run();
             last = st;
             lastEffect = effect;
-            inFlight.removeIf(f -> f.isDone() && f.join() != null);
+            for (java.util.Iterator<java.util.concurrent.CompletableFuture<?>> it = inFlight.iterator(); it.hasNext(); ) {
+                java.util.concurrent.CompletableFuture<?> f = it.next();
+                if (f.isDone()) {
+                    f.join(); // a failed write fails the test here
+                    it.remove();
+                }
+            }
         }
 
         /** Waits for the writes in flight (a failed one fails the test). */

@@ -538,16 +538,14 @@ final class CompiledTable {
         return rows != null && !plan.versioned();
     }
 
-    /** A row of the rows table: the entry keys a write gave the row, and the write's timestamp as the newest seen. */
+    /** An unversioned row's rows-table row: the entry keys a write gave the row, and the write's timestamp as the newest seen. */
     Row rowsRow(Clustering<?> clustering, List<ByteBuffer> entryKeys, long timestamp) {
         Row.Builder builder = BTreeRow.unsortedBuilder();
         builder.newRow(clustering);
         for (ByteBuffer k : entryKeys) {
-            builder.addCell(BufferCell.live(rows.keys(), timestamp, ByteBufferUtil.EMPTY_BYTE_BUFFER, CellPath.create(k)));
+            addKey(builder, k, timestamp);
         }
-        if (!plan.versioned()) {
-            builder.addCell(BufferCell.live(rows.written(), timestamp, ByteBufferUtil.bytes(timestamp)));
-        }
+        builder.addCell(BufferCell.live(rows.written(), timestamp, ByteBufferUtil.bytes(timestamp)));
         return builder.build();
     }
 
@@ -564,9 +562,13 @@ final class CompiledTable {
         Row.Builder builder = BTreeRow.unsortedBuilder();
         builder.newRow(prefix.isEmpty() ? Clustering.EMPTY : Clustering.make(prefix.toArray(new ByteBuffer[0])));
         for (RecordedKey k : keys) {
-            builder.addCell(BufferCell.live(rows.keys(), k.ts(), ByteBufferUtil.EMPTY_BYTE_BUFFER, CellPath.create(k.element())));
+            addKey(builder, k.element(), k.ts());
         }
         return builder.build();
+    }
+
+    private void addKey(Row.Builder builder, ByteBuffer element, long timestamp) {
+        builder.addCell(BufferCell.live(rows.keys(), timestamp, ByteBufferUtil.EMPTY_BYTE_BUFFER, CellPath.create(element)));
     }
 
     /** The static row that records a range or partition delete at {@code timestamp} (tables with clustering columns). */

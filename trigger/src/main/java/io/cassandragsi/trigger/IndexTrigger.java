@@ -310,22 +310,23 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
      * The trigger's mutations, or, when they would push the write's logged batch over the node's
      * mutation size limit ({@code max_mutation_size}, half the commit log segment by default: the
      * batchlog stores the base write and ours as one mutation), a marker of the whole partition
-     * alone: the write goes through, and the repair service writes the entries on their own.
+     * alone: the write goes through, and the repair service writes the entries on their own. Only
+     * a write whose own mutations take more than half the margin has its base update measured.
      */
     private Collection<Mutation> fitted(PartitionUpdate update, Collection<Mutation> out) {
         if (out == null || out.isEmpty()) {
             return out;
         }
         long max = org.apache.cassandra.db.IMutation.MAX_MUTATION_SIZE;
-        long data = update.dataSize();
-        if (2L * (out.size() + 1) * (data + 1024) + MUTATION_MARGIN < max) {
-            return out; // each of our mutations carries at most the update's values, and little else
-        }
         int version = org.apache.cassandra.net.MessagingService.current_version;
-        long total = PartitionUpdate.serializer.serializedSize(update, version);
+        long ours = 0;
         for (Mutation m : out) {
-            total += m.serializedSize(version);
+            ours += m.serializedSize(version); // our few small mutations, not the base write
         }
+        if (ours <= MUTATION_MARGIN / 2) {
+            return out; // our share fits in the margin: the base write is not walked (the common case)
+        }
+        long total = ours + PartitionUpdate.serializer.serializedSize(update, version);
         if (total + MUTATION_MARGIN <= max) {
             return out;
         }

@@ -66,14 +66,23 @@ final class BenchNode implements AutoCloseable {
      * 3 s) or {@code max} passes; returns the seconds waited.
      */
     static double awaitDrained(io.cassandragsi.repair.service.GsiServer server, Duration max) throws InterruptedException {
+        return awaitQuiet(() -> server.service().consumer().metrics.markersDone.sum(), () -> server.service().consumer().lagMillis() == 0, max);
+    }
+
+    /**
+     * Polls every 500 ms until {@code idle} holds and {@code done} has not moved for 3 s, or {@code
+     * max} passes; returns the seconds waited, the 3 s of confirmation included.
+     */
+    static double awaitQuiet(java.util.function.LongSupplier done, java.util.function.BooleanSupplier idle, Duration max)
+            throws InterruptedException {
         long t0 = System.nanoTime();
         long deadline = System.currentTimeMillis() + max.toMillis();
         int quiet = 0;
         long last = -1;
         while (System.currentTimeMillis() < deadline && quiet < 6) {
-            long done = server.service().consumer().metrics.markersDone.sum();
-            quiet = done == last && server.service().consumer().lagMillis() == 0 ? quiet + 1 : 0;
-            last = done;
+            long now = done.getAsLong();
+            quiet = now == last && idle.getAsBoolean() ? quiet + 1 : 0;
+            last = now;
             Thread.sleep(500);
         }
         return (System.nanoTime() - t0) / 1e9;

@@ -101,23 +101,16 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /**
-     * Waits until the service has nothing left to do (no marker finished for 1.5 s, no lag, nothing
-     * pending), at most {@code max}; returns the seconds waited.
+     * Waits until the service has nothing left to do (no marker finished for 3 s, no lag, nothing
+     * pending), at most {@code max}; returns the seconds it took, without the 3 s of confirmation.
      */
     double awaitDrained(Duration max) throws InterruptedException {
-        long t0 = System.nanoTime();
-        long deadline = t0 + max.toNanos();
-        int quiet = 0;
-        long last = -1;
-        while (System.nanoTime() < deadline && quiet < 6) {
-            JsonNode s = statusOrNull();
-            long done = s == null ? -2 : s.path("markers_done").asLong();
-            boolean idle = s != null && s.path("lag_ms").asLong(1) == 0 && s.path("pending_retries").asLong(1) == 0;
-            quiet = done == last && idle ? quiet + 1 : 0;
-            last = done;
-            Thread.sleep(250);
-        }
-        return Math.max(0, (System.nanoTime() - t0) / 1e9 - 6 * 0.25);
+        JsonNode[] status = {null};
+        double waited = BenchNode.awaitQuiet(() -> {
+            status[0] = statusOrNull();
+            return status[0] == null ? -2 : status[0].path("markers_done").asLong();
+        }, () -> status[0] != null && status[0].path("lag_ms").asLong(1) == 0 && status[0].path("pending_retries").asLong(1) == 0, max);
+        return Math.max(0, waited - 3.0);
     }
 
     @Override

@@ -81,14 +81,6 @@ public final class Repairer {
         this.write = write;
     }
 
-    public Outcome repair(MarkerGroup g) {
-        return repairGroup(g, null);
-    }
-
-    /** Repairs a group with what {@link #prefetch} read for it (null: it reads alone). */
-    public Outcome repair(MarkerGroup g, Prefetched pre) {
-        return repairGroup(g, pre);
-    }
 
     /**
      * What one batch read found for a diff marker's row: its versions' neighbourhood (null when the
@@ -162,7 +154,8 @@ public final class Repairer {
         }
     }
 
-    private Outcome repairGroup(MarkerGroup g, Prefetched pre) {
+    /** Repairs a group with what {@link #prefetch} read for it (null: it reads alone). */
+    public Outcome repair(MarkerGroup g, Prefetched pre) {
         Catalog.Indexed table = catalog.table(g.keyspace(), g.table());
         if (table == null) {
             unknownTables.increment();
@@ -261,7 +254,7 @@ public final class Repairer {
             }
             // a cell that reads as absent can be an expired one of any version that had a key of the row (the
             // trigger writes each key at its version's TS), or of a recompute's: write it above all of them
-            long rowFloor = Math.max(floor, Math.max(RowsTable.newestKeyTime(record), record.written()) + 1);
+            long rowFloor = Math.max(floor, Math.max(record.newestKeyTime(), record.written()) + 1);
             Map<IndexPlan, Map<List<ByteBuffer>, RowReconcile.EntryState>> entries = before.getOrDefault(rowKey, new LinkedHashMap<>());
             Map<IndexPlan, Map<List<ByteBuffer>, RowReconcile.EntryState>> more = entries(table, Map.of(), unrecorded);
             for (IndexPlan plan : table.plan.indexes()) {

@@ -280,7 +280,7 @@ final class ShardWorker {
         for (Pending p : due) {
             Repairer.Outcome outcome;
             try {
-                outcome = repairer.repair(p.group);
+                outcome = repairer.repair(p.group, null);
             } catch (RuntimeException e) {
                 metrics.errors.increment();
                 LOG.debug("shard {}: retry of {}.{} failed again: {}", shard, p.group.keyspace(), p.group.table(), rootMessage(e));

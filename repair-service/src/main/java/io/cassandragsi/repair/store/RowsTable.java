@@ -54,6 +54,17 @@ public final class RowsTable {
             return keys.getOrDefault(index, Set.of());
         }
 
+        /** The highest write time of the row's entry keys (Long.MIN_VALUE: none known). */
+        public long newestKeyTime() {
+            long out = Long.MIN_VALUE;
+            for (Map<List<ByteBuffer>, Long> times : keyTimes.values()) {
+                for (long t : times.values()) {
+                    out = Math.max(out, t);
+                }
+            }
+            return out;
+        }
+
         /** The entry keys of one index with their write times. */
         public Map<List<ByteBuffer>, Long> keyTimes(String index) {
             return keyTimes.getOrDefault(index, Map.of());
@@ -75,16 +86,14 @@ public final class RowsTable {
         String key = rowKey.stream().map(Column::cqlName).collect(Collectors.joining(", "));
         String whereRow = " WHERE " + rowKey.stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         String wherePartition = " WHERE " + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
-        this.row = session.prepare("SELECT " + key + ", " + keys + ", " + written + ", WRITETIME(" + keys + ") FROM " + rows + whereRow);
-        this.partition = session.prepare("SELECT " + key + ", " + keys + ", " + written
-                + (hasClustering ? ", " + Cql.quote(RowsLayout.PARTITION_WRITTEN) : "") + ", WRITETIME(" + keys + ") FROM " + rows
+        // every select has the columns recordOf reads, in its order: row key, keys, newest write, the keys' write times
+        String select = "SELECT " + key + ", " + keys + ", " + written + ", WRITETIME(" + keys + ")";
+        this.row = session.prepare(select + " FROM " + rows + whereRow);
+        this.partition = session.prepare(select + (hasClustering ? ", " + Cql.quote(RowsLayout.PARTITION_WRITTEN) : "") + " FROM " + rows
                 + wherePartition);
-        this.scan = session.prepare("SELECT " + key + ", " + keys + ", " + written + " FROM " + rows + tokenRange(def));
+        this.scan = session.prepare(select + " FROM " + rows + tokenRange(def));
         this.addKeys = session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + keys + " = " + keys + " + ?" + whereRow);
-        this.rowsIn = rowKey.size() == 1
-                ? session.prepare("SELECT " + key + ", " + keys + ", " + written + ", WRITETIME(" + keys + ") FROM " + rows + " WHERE "
-                        + rowKey.get(0).cqlName() + " IN ? LIMIT ?")
-                : null;
+        this.rowsIn = rowKey.size() == 1 ? session.prepare(select + " FROM " + rows + " WHERE " + rowKey.get(0).cqlName() + " IN ? LIMIT ?") : null;
         this.setWritten = session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + written + " = ?" + whereRow);
     }
 
@@ -105,19 +114,13 @@ public final class RowsTable {
     /** The record of one row, or null when nothing recorded it. */
     public RowRecord record(List<ByteBuffer> rowKey, ConsistencyLevel cl) {
         checkRowKey(rowKey);
-        Row r = session.execute(bindKey(row, rowKey, cl).build()).one();
-        RowRecord record = recordOf(r);
-        return record == null ? null : withKeyTimes(record, r.getSet(rowKeySize, ByteBuffer.class), r.getList(rowKeySize + 2, Long.class));
+        return recordOf(session.execute(bindKey(row, rowKey, cl).build()).one());
     }
 
     /** The record of one row with each entry key's write time, read asynchronously (null when nothing recorded it). */
     public java.util.concurrent.CompletionStage<RowRecord> recordAsync(List<ByteBuffer> rowKey, ConsistencyLevel cl) {
         checkRowKey(rowKey);
-        return session.executeAsync(bindKey(row, rowKey, cl).setIdempotence(true).build()).thenApply(rs -> {
-            Row r = rs.one();
-            RowRecord record = recordOf(r);
-            return record == null ? null : withKeyTimes(record, r.getSet(rowKeySize, ByteBuffer.class), r.getList(rowKeySize + 2, Long.class));
-        });
+        return session.executeAsync(bindKey(row, rowKey, cl).setIdempotence(true).build()).thenApply(rs -> recordOf(rs.one()));
     }
 
     /**
@@ -128,37 +131,18 @@ public final class RowsTable {
         if (rowsIn == null) {
             throw new IllegalStateException(def.qualifiedName() + ": its rows table cannot read many rows in one query");
         }
-        List<ByteBuffer> values = new ArrayList<>(keys.size());
-        keys.forEach(k -> values.add(k.duplicate()));
-        var stmt = rowsIn.boundStatementBuilder()
-                .setBytesUnsafe(0, com.datastax.oss.driver.api.core.type.codec.TypeCodecs.listOf(
-                        com.datastax.oss.driver.api.core.type.codec.TypeCodecs.BLOB).encode(values, session.getContext().getProtocolVersion()))
+        var stmt = rowsIn.boundStatementBuilder().setBytesUnsafe(0, BaseTable.inList(session, keys))
                 .setInt(1, keys.size()).setPageSize(keys.size() + 1).setConsistencyLevel(cl).setIdempotence(true).build();
         return session.executeAsync(stmt).thenApply(rs -> {
             Map<ByteBuffer, RowRecord> out = new java.util.HashMap<>();
             for (Row r : rs.currentPage()) {
                 RowRecord record = recordOf(r);
                 if (record != null) {
-                    out.put(record.rowKey().get(0), withKeyTimes(record, r.getSet(rowKeySize, ByteBuffer.class),
-                            r.getList(rowKeySize + 2, Long.class)));
+                    out.put(record.rowKey().get(0), record);
                 }
             }
             return out;
         });
-    }
-
-    private static RowRecord withKeyTimes(RowRecord record, Set<ByteBuffer> elements, List<Long> times) {
-        if (times == null || times.size() != elements.size()) {
-            return record;
-        }
-        Map<String, Map<List<ByteBuffer>, Long>> out = new LinkedHashMap<>();
-        int i = 0;
-        for (ByteBuffer e : elements) {
-            List<ByteBuffer> parts = Composite.decode(e);
-            String index = StandardCharsets.UTF_8.decode(parts.get(0).duplicate()).toString();
-            out.computeIfAbsent(index, k -> new LinkedHashMap<>()).put(Composite.decode(parts.get(1)), times.get(i++));
-        }
-        return new RowRecord(record.rowKey(), record.keys(), record.written(), out);
     }
 
     /**
@@ -175,28 +159,17 @@ public final class RowsTable {
         session.execute(b.setConsistencyLevel(cl).setIdempotence(true).build());
     }
 
-    /** The highest write time of the row's entry keys (Long.MIN_VALUE: none known). */
-    public static long newestKeyTime(RowRecord record) {
-        long out = Long.MIN_VALUE;
-        for (Map<List<ByteBuffer>, Long> times : record.keyTimes().values()) {
-            for (long t : times.values()) {
-                out = Math.max(out, t);
-            }
-        }
-        return out;
-    }
-
     /** The records of every row of a partition, with each entry key's write time. */
     public PartitionRecords records(List<ByteBuffer> partitionKey, ConsistencyLevel cl) {
         List<RowRecord> out = new ArrayList<>();
         long partitionWritten = Long.MIN_VALUE;
         for (Row r : session.execute(bindKey(partition, partitionKey, cl).build())) {
-            if (hasClustering && !r.isNull(rowKeySize + 2)) {
-                partitionWritten = Math.max(partitionWritten, r.getLong(rowKeySize + 2));
+            if (hasClustering && !r.isNull(rowKeySize + 3)) {
+                partitionWritten = Math.max(partitionWritten, r.getLong(rowKeySize + 3));
             }
             RowRecord record = recordOf(r);
             if (record != null) {
-                out.add(withKeyTimes(record, r.getSet(rowKeySize, ByteBuffer.class), r.getList(rowKeySize + (hasClustering ? 3 : 2), Long.class)));
+                out.add(record);
             }
         }
         return new PartitionRecords(out, partitionWritten);
@@ -214,7 +187,10 @@ public final class RowsTable {
         return out;
     }
 
-    /** A row of a records select (row key, keys, newest write): null for none, or for a partition's static row alone. */
+    /**
+     * A row of a records select (row key, keys, newest write, the keys' write times): null for none,
+     * or for a partition's static row alone.
+     */
     private RowRecord recordOf(Row r) {
         if (r == null) {
             return null;
@@ -227,8 +203,21 @@ public final class RowsTable {
             }
             rowKey.add(v);
         }
-        return new RowRecord(rowKey, decodeKeys(r.getSet(rowKeySize, ByteBuffer.class)),
-                r.isNull(rowKeySize + 1) ? Long.MIN_VALUE : r.getLong(rowKeySize + 1));
+        Map<String, Set<List<ByteBuffer>>> keys = new LinkedHashMap<>();
+        Map<String, Map<List<ByteBuffer>, Long>> times = new LinkedHashMap<>();
+        List<Long> written = r.getList(rowKeySize + 2, Long.class); // one per element, in the set's order
+        int i = 0;
+        for (ByteBuffer e : r.getSet(rowKeySize, ByteBuffer.class)) {
+            List<ByteBuffer> parts = Composite.decode(e);
+            String index = StandardCharsets.UTF_8.decode(parts.get(0).duplicate()).toString();
+            List<ByteBuffer> key = Composite.decode(parts.get(1));
+            keys.computeIfAbsent(index, k -> new LinkedHashSet<>()).add(key);
+            if (written != null && i < written.size()) {
+                times.computeIfAbsent(index, k -> new LinkedHashMap<>()).put(key, written.get(i));
+            }
+            i++;
+        }
+        return new RowRecord(rowKey, keys, r.isNull(rowKeySize + 1) ? Long.MIN_VALUE : r.getLong(rowKeySize + 1), times);
     }
 
     /** A record for a row the rows table does not know. */
@@ -254,16 +243,6 @@ public final class RowsTable {
     /** The rows table's element for an entry key: as the trigger writes it. */
     public static ByteBuffer element(String index, List<ByteBuffer> key) {
         return RowsLayout.element(index, key);
-    }
-
-    private static Map<String, Set<List<ByteBuffer>>> decodeKeys(Set<ByteBuffer> elements) {
-        Map<String, Set<List<ByteBuffer>>> out = new LinkedHashMap<>();
-        for (ByteBuffer e : elements) {
-            List<ByteBuffer> parts = Composite.decode(e);
-            String index = StandardCharsets.UTF_8.decode(parts.get(0).duplicate()).toString();
-            out.computeIfAbsent(index, k -> new LinkedHashSet<>()).add(Composite.decode(parts.get(1)));
-        }
-        return out;
     }
 
     private void checkRowKey(List<ByteBuffer> rowKey) {
