@@ -154,8 +154,28 @@ public final class Repairer {
         }
     }
 
-    /** Repairs a group with what {@link #prefetch} read for it (null: it reads alone). */
+    /** Where a repair's index writes go: each statement covers one index partition. */
+    @FunctionalInterface
+    public interface Sink {
+        void write(List<Statement<?>> statements);
+    }
+
+    /** Index writes of several groups, to be sent together ({@link CoalescedWrites}). */
+    CoalescedWrites coalesced() {
+        return new CoalescedWrites(catalog::execute, inFlight);
+    }
+
+    /** Repairs a group with what {@link #prefetch} read for it (null: it reads alone), writing at once. */
     public Outcome repair(MarkerGroup g, Prefetched pre) {
+        return repair(g, pre, null);
+    }
+
+    /**
+     * Repairs a group with what {@link #prefetch} read for it (null: it reads alone); its index
+     * writes go to {@code sink} (null: written at once and waited for). The group is repaired only
+     * once they are written.
+     */
+    public Outcome repair(MarkerGroup g, Prefetched pre, Sink sink) {
         Catalog.Indexed table = catalog.table(g.keyspace(), g.table());
         if (table == null) {
             unknownTables.increment();
@@ -165,10 +185,10 @@ public final class Repairer {
         List<ByteBuffer> pk = table.definition.partitionKey().size() == 1 ? List.of(g.pk()) : Composite.decode(g.pk());
         ConsistencyLevel cl = g.cas() ? serial : read;
         if (table.rows != null) {
-            return reconcileUnversioned(table, g, pk, cl);
+            return reconcileUnversioned(table, g, pk, cl, sink);
         }
         if (g.wholePartition() || (g.flags() & io.cassandragsi.schema.QueueLayout.FLAG_DELETE) != 0) {
-            return recompute(table, g, pk, cl);
+            return recompute(table, g, pk, cl, sink);
         }
         List<ByteBuffer> rowKey = new ArrayList<>(pk);
         rowKey.addAll(Composite.decode(g.ck()));
@@ -181,15 +201,15 @@ public final class Repairer {
             return Outcome.RETRY; // not visible yet (batch in flight, CAS not committed) or deleted since
         }
         if (sameTick(versions)) {
-            return recompute(table, g, pk, cl); // their cells tie at one TS: only writes above them can order them
+            return recompute(table, g, pk, cl, sink); // their cells tie at one TS: only writes above them can order them
         }
         RowsTable.RowRecord r = record.join();
         if (r != null && VersionRecompute.needsRecompute(table.plan, versions, timestamps(versions), WriteTimestamps.of(g.tidMin()),
                 WriteTimestamps.of(g.tidMax()), r.keyTimes(), r.written())) {
             rewrites.increment();
-            return recompute(table, g, pk, cl); // a rewrite with another key, or cells of a recompute above these versions
+            return recompute(table, g, pk, cl, sink); // a rewrite with another key, or cells of a recompute above these versions
         }
-        apply(table, table.plan.diff(versions, g.upsertAll()));
+        apply(table, table.plan.diff(versions, g.upsertAll()), sink);
         diffs.increment();
         return Outcome.DONE;
     }
@@ -201,7 +221,7 @@ public final class Repairer {
      * between was made from versions this recompute sees too. Reconciled once more a second later
      * (a write of the row may still be in flight).
      */
-    private Outcome recompute(Catalog.Indexed table, MarkerGroup g, List<ByteBuffer> pk, ConsistencyLevel cl) {
+    private Outcome recompute(Catalog.Indexed table, MarkerGroup g, List<ByteBuffer> pk, ConsistencyLevel cl, Sink sink) {
         Map<List<ByteBuffer>, RowsTable.RowRecord> records = new LinkedHashMap<>();
         if (g.wholePartition()) {
             if (table.records != null) {
@@ -278,7 +298,7 @@ public final class Repairer {
                 }
             }
         }
-        apply(table, writes);
+        apply(table, writes, sink);
         diffs.increment();
         return Outcome.AGAIN;
     }
@@ -304,7 +324,7 @@ public final class Repairer {
      * knows, for a range or partition delete) with what the base holds now ({@link RowReconcile}).
      * A row write counts as visible once the rows table shows it or a later write of the row.
      */
-    private Outcome reconcileUnversioned(Catalog.Indexed table, MarkerGroup g, List<ByteBuffer> pk, ConsistencyLevel cl) {
+    private Outcome reconcileUnversioned(Catalog.Indexed table, MarkerGroup g, List<ByteBuffer> pk, ConsistencyLevel cl, Sink sink) {
         UnversionedRows rows = table.rows;
         List<TablePlan.IndexWrite> writes = new ArrayList<>();
         Outcome outcome;
@@ -338,7 +358,7 @@ public final class Repairer {
             reconcileRow(table, record, rows.row(rowKey, cl), marked, writes);
             outcome = g.cas() || record.written() > marked ? Outcome.AGAIN : Outcome.DONE;
         }
-        apply(table, writes);
+        apply(table, writes, sink);
         diffs.increment();
         return outcome;
     }
@@ -379,14 +399,19 @@ public final class Repairer {
     }
 
     /**
-     * Writes index changes and waits for them, one statement per index partition; every write is
-     * idempotent, so a failure is retried whole.
+     * Writes index changes, one statement per index partition, to {@code sink}, or (null) at once,
+     * waiting for them; every write is idempotent, so a failure is retried whole.
      */
-    public void apply(Catalog.Indexed table, List<TablePlan.IndexWrite> writes) {
+    private void apply(Catalog.Indexed table, List<TablePlan.IndexWrite> writes, Sink sink) {
+        List<Statement<?>> statements = table.statements(writes, write);
         List<CompletableFuture<?>> pending = new ArrayList<>();
-        for (Statement<?> st : table.statements(writes, write)) {
-            inFlight.acquireUninterruptibly();
-            pending.add(table.execute(st).toCompletableFuture().whenComplete((r, x) -> inFlight.release()));
+        if (sink != null) {
+            sink.write(statements);
+        } else {
+            for (Statement<?> st : statements) {
+                inFlight.acquireUninterruptibly();
+                pending.add(catalog.execute(st).toCompletableFuture().whenComplete((r, x) -> inFlight.release()));
+            }
         }
         for (TablePlan.IndexWrite w : writes) {
             LongAdder[] counters = perIndex.computeIfAbsent(

@@ -199,24 +199,39 @@ final class ShardWorker {
         return pendingIds.contains(id);
     }
 
+    /**
+     * Repairs the groups side by side, then sends their index writes together ({@link
+     * CoalescedWrites}); a group is finished once its writes are.
+     */
     private void process(List<MarkerGroup> groups, long nowMillis) {
         java.util.Map<MarkerGroup, Repairer.Prefetched> pre = repairer.prefetch(groups);
+        CoalescedWrites writes = repairer.coalesced();
         List<CompletableFuture<Repairer.Outcome>> outcomes = new ArrayList<>(groups.size());
-        for (MarkerGroup g : groups) {
-            Repairer.Prefetched p = pre.get(g);
-            outcomes.add(CompletableFuture.supplyAsync(() -> repairer.repair(g, p), pool));
-        }
         for (int i = 0; i < groups.size(); i++) {
             MarkerGroup g = groups.get(i);
-            Repairer.Outcome outcome;
+            Repairer.Prefetched p = pre.get(g);
+            Repairer.Sink sink = writes.sink(i);
+            outcomes.add(CompletableFuture.supplyAsync(() -> repairer.repair(g, p, sink), pool));
+        }
+        Repairer.Outcome[] done = new Repairer.Outcome[groups.size()];
+        for (int i = 0; i < groups.size(); i++) {
+            MarkerGroup g = groups.get(i);
             try {
-                outcome = outcomes.get(i).join();
+                done[i] = outcomes.get(i).join();
             } catch (RuntimeException e) {
                 metrics.errors.increment();
                 LOG.warn("shard {}: repair of {}.{} failed, will retry: {}", shard, g.keyspace(), g.table(), rootMessage(e));
-                outcome = null;
             }
-            finish(g, outcome, 0, nowMillis);
+        }
+        Map<Integer, Throwable> failed = writes.send();
+        for (int i = 0; i < groups.size(); i++) {
+            MarkerGroup g = groups.get(i);
+            if (done[i] != null && failed.containsKey(i)) {
+                metrics.errors.increment();
+                LOG.warn("shard {}: index writes of {}.{} failed, will retry: {}", shard, g.keyspace(), g.table(), rootMessage(failed.get(i)));
+                done[i] = null;
+            }
+            finish(g, done[i], 0, nowMillis);
         }
     }
 

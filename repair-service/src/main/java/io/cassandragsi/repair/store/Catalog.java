@@ -110,6 +110,11 @@ public final class Catalog {
         this.session = session;
     }
 
+    /** Executes a write of any indexed table's (they share the session). */
+    public CompletionStage<AsyncResultSet> execute(Statement<?> statement) {
+        return session.executeAsync(statement);
+    }
+
     /** The indexed table {@code keyspace.table}, or null. */
     public Indexed table(String keyspace, String table) {
         refreshIfChanged();
