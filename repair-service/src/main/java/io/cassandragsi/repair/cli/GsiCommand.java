@@ -16,7 +16,9 @@ import picocli.CommandLine.Spec;
  * error. A failure prints one line starting with {@code error:}; {@code --verbose} adds the stack
  * trace and debug logging.
  *
- * <p>To add a subcommand, add its class to {@code subcommands} below.
+ * <p>To add a subcommand, add its class to {@code subcommands} below. A module outside the product
+ * jar adds its own with {@link #commandLine(Object...)} (the bench module's {@code BenchMain} adds
+ * {@code bench}).
  */
 @Command(
         name = "gsi",
@@ -25,7 +27,8 @@ import picocli.CommandLine.Spec;
         description = "Global secondary indexes for Apache Cassandra 5.0.",
         subcommands = {SchemaCommand.class, UpCommand.class, ServeCommand.class, QueryCommand.class, CqlCommand.class,
                 io.cassandragsi.repair.jobs.RebuildCommand.class, io.cassandragsi.repair.jobs.CheckCommand.class,
-                io.cassandragsi.repair.bench.BenchCommand.class, CommandLine.HelpCommand.class})
+                CommandLine.HelpCommand.class},
+        footer = {"", "Benchmarks: ./gsi bench write|read|repair (see ./gsi bench --help)."})
 public final class GsiCommand implements Runnable {
     public static final int OK = CommandLine.ExitCode.OK;
     public static final int FAILURE = CommandLine.ExitCode.SOFTWARE;
@@ -46,8 +49,15 @@ public final class GsiCommand implements Runnable {
         return commandLine().execute(args);
     }
 
-    static CommandLine commandLine() {
+    /**
+     * The {@code gsi} command line, with {@code extra} subcommands (instances of {@code @Command}
+     * classes) after the standard ones; exceptions, exit codes and enum parsing apply to them too.
+     */
+    public static CommandLine commandLine(Object... extra) {
         CommandLine cl = new CommandLine(new GsiCommand());
+        for (Object subcommand : extra) {
+            cl.addSubcommand(subcommand);
+        }
         cl.setExecutionExceptionHandler(GsiCommand::handle);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         return cl;
