@@ -12,9 +12,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
-/** One local node with the trigger for the read and repair benchmarks, and a session on it. */
+/**
+ * Local nodes with the trigger for the read and repair benchmarks (one, or three with keyspaces
+ * replicated on each), and a session on them that reads and writes at LOCAL_QUORUM.
+ */
 final class BenchNode implements AutoCloseable {
-    static final String REPLICATION = "{'class': 'SimpleStrategy', 'replication_factor': 1}";
     final LocalCluster cluster;
     final CqlSession session;
 
@@ -23,18 +25,19 @@ final class BenchNode implements AutoCloseable {
         this.session = session;
     }
 
-    static BenchNode start(Path workDir, String address, int jmxPort) {
+    static BenchNode start(Path workDir, String address, int jmxPort, int nodes) {
         Path home = Path.of(System.getProperty("gsi.home", ".")).toAbsolutePath().normalize();
         Path jar = home.resolve(BenchWriteCommand.TRIGGER_JAR);
         if (!Files.isRegularFile(jar)) {
             throw new CommandFailedException("trigger jar " + jar + " is missing: build with ./gsi or mvn -DskipTests install");
         }
-        LocalCluster cluster = LocalCluster.builder().nodes(1).workDir(workDir).firstAddress(address).jmxPortBase(jmxPort)
+        LocalCluster cluster = LocalCluster.builder().nodes(nodes).workDir(workDir).firstAddress(address).jmxPortBase(jmxPort)
                 .triggerJar(jar).build();
         cluster.start();
         CqlSession session = CqlSession.builder().addContactPoints(cluster.contactPoints()).withLocalDatacenter(cluster.localDatacenter())
                 .withConfigLoader(DriverConfigLoader.programmaticBuilder()
                         .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(20))
+                        .withString(DefaultDriverOption.REQUEST_CONSISTENCY, "LOCAL_QUORUM")
                         .withInt(DefaultDriverOption.CONNECTION_POOL_LOCAL_SIZE, 2)
                         .build())
                 .build();
@@ -46,7 +49,7 @@ final class BenchNode implements AutoCloseable {
     }
 
     void apply(TableDef def) {
-        for (CqlGenerator.Statement s : CqlGenerator.all(def, "gsi", REPLICATION)) {
+        for (CqlGenerator.Statement s : CqlGenerator.all(def, "gsi", BenchSchema.replication(cluster.size()))) {
             ddl(s.cql());
         }
         session.checkSchemaAgreement();

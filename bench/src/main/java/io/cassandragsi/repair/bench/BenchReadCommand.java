@@ -56,7 +56,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "read", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Measure index read latency (p50/p99) on one local Cassandra 5.0 node that this command starts: gsi eventual and"
                 + " consistent reads over HTTP and through the Java API, a materialized view and SAI through CQL; LIMIT 10 and 100,"
-                + " a value with few matches and one with many. Writes target/bench/read.json.",
+                + " a value with few matches and one with many. Writes target/bench/read.json (--nodes 3: three local nodes, RF=3,"
+                + " LOCAL_QUORUM, read-3.json).",
                 "Also prints, for reference, our index table read through CQL and the HTTP round trip alone (http-floor),"
                 + " then the p50 ratios against the targets (eventual vs MV: Java <= 1.1, HTTP <= 1.5; consistent vs SAI: < 1),"
                 + " also written to read.json.",
@@ -78,6 +79,11 @@ public final class BenchReadCommand implements Callable<Integer> {
             description = "Measure only the queries whose name contains one of these texts (e.g. java-eventual,mv-cql), to profile a few.")
     List<String> only;
 
+    @Option(names = "--nodes", paramLabel = "N", defaultValue = "1",
+            description = "1, or 3: a local three-node cluster, keyspaces at RF=3, every read at LOCAL_QUORUM (MV and SAI too);"
+                    + " results in target/bench/read-3.json (default: ${DEFAULT-VALUE}).")
+    int nodes;
+
     @picocli.CommandLine.Mixin
     NodeOptions nodeOptions;
 
@@ -92,7 +98,11 @@ public final class BenchReadCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         int n = requests != null ? requests : quick ? 200 : 1000;
         Path home = Path.of(System.getProperty("gsi.home", ".")).toAbsolutePath().normalize();
-        try (BenchNode node = nodeOptions.start(home, "target/bench/read-node", out)) {
+        if (nodes != 1 && nodes != 3) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--nodes must be 1 or 3, got " + nodes);
+        }
+        String results = nodes == 1 ? "target/bench/read.json" : "target/bench/read-" + nodes + ".json";
+        try (BenchNode node = nodeOptions.start(home, "target/bench/read-node", out, nodes)) {
             TableDef def = Definitions.parse("""
                     {"keyspace": "bench_read", "table": "revisions",
                      "attributes": {"key": "string", "tid": "timeuuid", "length": "varint", "value": "string"},
@@ -111,13 +121,13 @@ public final class BenchReadCommand implements Callable<Integer> {
                 load(node, out);
                 BenchNode.awaitDrained(server, java.time.Duration.ofMinutes(2));
                 settle(node, out);
-                List<Map<String, Object>> results = measure(node, server, n, out);
+                List<Map<String, Object>> measured = measure(node, server, n, out);
                 Map<String, Double> p50 = new LinkedHashMap<>();
-                results.forEach(r -> p50.put((String) r.get("name"), (Double) r.get("p50_ms")));
+                measured.forEach(r -> p50.put((String) r.get("name"), (Double) r.get("p50_ms")));
                 List<Map<String, Object>> ratios = ReadRatios.of(p50);
                 ReadRatios.print(ratios, out);
-                write(home, results, ratios, n);
-                out.println("wrote target/bench/read.json");
+                write(home.resolve(results), measured, ratios, n, nodes);
+                out.println("wrote " + results);
             }
         }
         return GsiCommand.OK;
@@ -147,7 +157,7 @@ public final class BenchReadCommand implements Callable<Integer> {
      */
     private static void settle(BenchNode node, PrintWriter out) throws InterruptedException {
         LocalCluster cluster = node.cluster;
-        try (NodeProbe probe = NodeProbe.attach("node0", cluster.address(0).getHostAddress(), cluster.nodeDir(0), cluster.jmxPort(0))) {
+        try (ClusterProbe probe = ClusterProbe.attach(cluster)) {
             long t0 = System.nanoTime();
             probe.flush("bench_read");
             boolean settled = probe.awaitCompactions(java.time.Duration.ofMinutes(2));
@@ -321,7 +331,8 @@ public final class BenchReadCommand implements Callable<Integer> {
         return row.getBigInteger(0) != null && row.getString(1) != null && row.getString(2) != null && row.getUuid(3) != null;
     }
 
-    private static void write(Path home, List<Map<String, Object>> results, List<Map<String, Object>> ratios, int n) throws Exception {
+    private static void write(Path file, List<Map<String, Object>> results, List<Map<String, Object>> ratios, int n, int nodes)
+            throws Exception {
         ObjectMapper json = new ObjectMapper();
         ObjectNode root = json.createObjectNode();
         ArrayNode arr = root.putArray("queries");
@@ -334,8 +345,7 @@ public final class BenchReadCommand implements Callable<Integer> {
         }
         ObjectNode cfg = root.putObject("config");
         cfg.put("keys", KEYS).put("many_matches", HOT_MATCHES).put("few_matches", RARE_MATCHES).put("requests_per_query", n)
-                .put("value_bytes", 200).put("nodes", 1);
-        Path file = home.resolve("target/bench/read.json");
+                .put("value_bytes", 200).put("nodes", nodes).put("consistency", "LOCAL_QUORUM for every read, RF=" + nodes);
         Files.createDirectories(file.getParent());
         Files.writeString(file, json.writerWithDefaultPrettyPrinter().writeValueAsString(root));
     }

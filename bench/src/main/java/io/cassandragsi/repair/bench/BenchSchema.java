@@ -22,7 +22,7 @@ final class BenchSchema {
     /** The unversioned base table of the {@code -u} variants: {@link #TABLE}'s columns but the tid. */
     static final String UNVERSIONED_TABLE = "items";
     static final String PROJECT_KEYSPACE = "gsi";
-    static final String REPLICATION = "{'class': 'SimpleStrategy', 'replication_factor': 1}";
+    static final String REPLICATION = replication(1);
     /** The indexed attributes, in the order variants with one index or three use them. */
     static final List<String> INDEXED = List.of("a", "b", "c");
     /** The index table of the {@link Variant#LOGGED_BATCH} variant (keyed like our index table, a plain {@code tid}). */
@@ -72,27 +72,38 @@ final class BenchSchema {
         return Definitions.parse(json, "bench definition " + keyspace);
     }
 
+    /** Keyspaces replicated {@code rf} times (the benchmarks' nodes form one datacenter). */
+    static String replication(int rf) {
+        return "{'class': 'SimpleStrategy', 'replication_factor': " + rf + "}";
+    }
+
     /** Everything the variant needs on an empty node, in order; every statement is idempotent. */
     static List<String> statements(Variant variant) {
+        return statements(variant, 1);
+    }
+
+    /** Everything the variant needs on an empty cluster, keyspaces replicated {@code rf} times, in order. */
+    static List<String> statements(Variant variant, int rf) {
         String ks = variant.keyspace();
+        String replication = replication(rf);
         List<String> out = new ArrayList<>();
         switch (variant) {
             case GSI_1, GSI_3, GSI_1_U, GSI_1_E2E, GSI_3_E2E -> {
                 // exactly what `gsi schema apply` makes: for gsi-1-u that includes the rows table
                 TableDef def = definition(variant, indexCount(variant));
-                for (CqlGenerator.Statement s : CqlGenerator.all(def, PROJECT_KEYSPACE, REPLICATION)) {
+                for (CqlGenerator.Statement s : CqlGenerator.all(def, PROJECT_KEYSPACE, replication)) {
                     out.add(s.cql());
                 }
             }
             case TRIGGER_ONLY -> {
                 TableDef def = definition(ks, 0);
-                out.add(CqlGenerator.createKeyspace(ks, REPLICATION));
+                out.add(CqlGenerator.createKeyspace(ks, replication));
                 out.add(CqlGenerator.createBaseTable(def));
                 out.add(CqlGenerator.createTrigger(def));
             }
             default -> {
                 TableDef def = definition(variant, 0);
-                out.add(CqlGenerator.createKeyspace(ks, REPLICATION));
+                out.add(CqlGenerator.createKeyspace(ks, replication));
                 out.add(CqlGenerator.createBaseTable(def));
                 switch (variant) {
                     case MV -> out.add(view(ks, "a"));
@@ -129,9 +140,14 @@ final class BenchSchema {
      * keeps it; the trigger reads the settings from the table comment.
      */
     static List<String> queueStatements(int shards) {
+        return queueStatements(shards, 1);
+    }
+
+    /** {@link #queueStatements(int)} with the project keyspace replicated {@code rf} times. */
+    static List<String> queueStatements(int shards, int rf) {
         QueueLayout.Settings defaults = QueueLayout.Settings.defaults();
         QueueLayout.Settings settings = new QueueLayout.Settings(shards, defaults.bucketSeconds(), defaults.ttlSeconds());
-        return List.of(CqlGenerator.createKeyspace(PROJECT_KEYSPACE, REPLICATION), QueueLayout.createTable(PROJECT_KEYSPACE, settings));
+        return List.of(CqlGenerator.createKeyspace(PROJECT_KEYSPACE, replication(rf)), QueueLayout.createTable(PROJECT_KEYSPACE, settings));
     }
 
     /** A view keyed by {@code attr}: every base primary-key column must be in it, so it has one row per version. */

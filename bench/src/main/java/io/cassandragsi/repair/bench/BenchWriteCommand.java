@@ -120,8 +120,15 @@ public final class BenchWriteCommand implements Callable<Integer> {
                     + " a 10-s bucket share one partition per shard (default: ${DEFAULT-VALUE}, as gsi schema apply makes it).")
     int queueShards;
 
+    @Option(names = "--nodes", paramLabel = "N", defaultValue = "1",
+            description = "1, or 3: a local three-node cluster (node i on the address of --address plus i), keyspaces at RF=3,"
+                    + " every write and read at LOCAL_QUORUM for every variant; results in target/bench/write-3.json. The nodes"
+                    + " share this machine's cores, so the figures measure the cluster's total CPU per write, which is what its"
+                    + " size depends on (default: ${DEFAULT-VALUE}).")
+    int nodes;
+
     @Option(names = "--address", paramLabel = "IP", defaultValue = "127.0.0.1",
-            description = "Address of the node; must be free (default: ${DEFAULT-VALUE}).")
+            description = "Address of the (first) node; must be free (default: ${DEFAULT-VALUE}).")
     String address;
 
     @Option(names = "--jmx-port", paramLabel = "PORT", defaultValue = "7199",
@@ -182,6 +189,9 @@ public final class BenchWriteCommand implements Callable<Integer> {
         positive("--indexed-values", indexedValues);
         positive("--value-bytes", valueBytes);
         positive("--queue-shards", queueShards);
+        if (nodes != 1 && nodes != 3) {
+            throw new ParameterException(spec.commandLine(), "--nodes must be 1 or 3, got " + nodes);
+        }
         if (s.warmupSeconds() < 0 || s.settleSeconds() < 0) {
             throw new ParameterException(spec.commandLine(), "--warmup-seconds and --settle-seconds cannot be negative");
         }
@@ -201,7 +211,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
     /** Where and how the end-to-end variants' repair service connects; set once the node is up. */
     private CqlSession benchSession;
     private Path serviceDir;
-    private java.net.InetSocketAddress contactPoint;
+    private List<java.net.InetSocketAddress> contactPoints;
     private String datacenter;
 
     @Override
@@ -215,7 +225,8 @@ public final class BenchWriteCommand implements Callable<Integer> {
                     + " in " + home + "; ./gsi does that when sources change)");
         }
         Path workDir = (work == null ? home.resolve("target/bench/node") : work).toAbsolutePath().normalize();
-        Path outFile = (out == null ? home.resolve("target/bench/write.json") : out).toAbsolutePath().normalize();
+        Path outFile = (out == null ? home.resolve(nodes == 1 ? "target/bench/write.json" : "target/bench/write-" + nodes + ".json") : out)
+                .toAbsolutePath().normalize();
         for (Variant baseline : List.of(Variant.UNINDEXED, Variant.UNINDEXED_U)) {
             if (!settings.variants().contains(baseline) && settings.variants().stream().anyMatch(v -> v.unindexed() == baseline)) {
                 pw.println("note: " + baseline.label() + " is not among the variants, so there are no ratios to it");
@@ -225,12 +236,18 @@ public final class BenchWriteCommand implements Callable<Integer> {
                 String.join(", ", settings.variants().stream().map(Variant::label).toList()),
                 settings.warmupSeconds(), settings.rounds(), settings.phaseSeconds(),
                 Math.max(1, Math.round(settings.estimate().toSeconds() / 60.0)));
-        pw.println("starting a Cassandra node on " + address + " (JMX 127.0.0.1:" + jmxPort + ", heap " + heap + ") in " + workDir + "...");
+        if (nodes == 1) {
+            pw.println("starting a Cassandra node on " + address + " (JMX 127.0.0.1:" + jmxPort + ", heap " + heap + ") in " + workDir + "...");
+        } else {
+            pw.println("starting " + nodes + " Cassandra nodes from " + address + " (JMX 127.0.0.1:" + jmxPort + "+, heap " + heap + " each) in "
+                    + workDir + "; RF=" + nodes + ", LOCAL_QUORUM. The nodes share this machine: the figures are the cluster's total CPU"
+                    + " per write...");
+        }
         pw.flush();
 
         Files.createDirectories(workDir);
         LocalCluster cluster = LocalCluster.builder()
-                .nodes(1)
+                .nodes(nodes)
                 .workDir(workDir)
                 .firstAddress(address)
                 .jmxPortBase(jmxPort)
@@ -241,16 +258,17 @@ public final class BenchWriteCommand implements Callable<Integer> {
         try (cluster) {
             cluster.start();
             try (CqlSession session = openSession(cluster);
-                    NodeProbe probe = NodeProbe.attach("node0", cluster.address(0).getHostAddress(), cluster.nodeDir(0), cluster.jmxPort(0))) {
+                    ClusterProbe probe = ClusterProbe.attach(cluster)) {
                 String release = Optional.ofNullable(session.execute("SELECT release_version FROM system.local").one())
                         .map(r -> r.getString(0)).orElse("?");
-                pw.println("node up: Cassandra " + release + ", pid " + probe.pid() + "; creating "
+                pw.println((nodes == 1 ? "node up: Cassandra " + release + ", pid " : nodes + " nodes up: Cassandra " + release + ", pids ")
+                        + probe.pids().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")) + "; creating "
                         + settings.variants().size() + " keyspaces...");
                 pw.flush();
-                createSchema(session, settings.variants(), queueShards);
+                createSchema(session, settings.variants(), queueShards, nodes);
                 benchSession = session;
                 serviceDir = workDir.resolve("service");
-                contactPoint = cluster.contactPoint(0);
+                contactPoints = cluster.contactPoints();
                 datacenter = cluster.localDatacenter();
                 Instant startedAt = Instant.now();
                 List<PhaseResult> phases = run(session, cluster, probe, settings, pw);
@@ -258,6 +276,10 @@ public final class BenchWriteCommand implements Callable<Integer> {
                 WriteReport report = WriteReport.of(settings.variants(), phases, config);
                 pw.println();
                 pw.print(report.table());
+                if (nodes > 1) {
+                    pw.println("(" + nodes + " nodes on this machine, RF=" + nodes + ", LOCAL_QUORUM: node us/w is summed over the nodes, the"
+                            + " cluster's total CPU per write; writes/s is what this machine's cores sustain, not a real cluster's rate)");
+                }
                 if (!overwrites.isEmpty()) {
                     pw.println("-u writes that overwrote an existing row (measured rounds): " + String.join(", ",
                             overwriteShares().entrySet().stream().map(e -> String.format(Locale.ROOT, "%s %.1f %%", e.getKey(),
@@ -266,7 +288,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
                 Files.createDirectories(outFile.getParent());
                 Files.writeString(outFile, report.jsonText(), StandardCharsets.UTF_8);
                 pw.println("results: " + outFile);
-                pw.println("stopping the node...");
+                pw.println(nodes == 1 ? "stopping the node..." : "stopping the nodes...");
                 pw.flush();
             }
         }
@@ -275,10 +297,12 @@ public final class BenchWriteCommand implements Callable<Integer> {
 
     private CqlSession openSession(LocalCluster cluster) {
         return CqlSession.builder()
-                .addContactPoint(cluster.contactPoint(0))
+                .addContactPoints(cluster.contactPoints())
                 .withLocalDatacenter(cluster.localDatacenter())
                 .withConfigLoader(DriverConfigLoader.programmaticBuilder()
                         .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(10))
+                        // every variant, MV and SAI included, writes and reads at LOCAL_QUORUM (one replica on one node)
+                        .withString(DefaultDriverOption.REQUEST_CONSISTENCY, "LOCAL_QUORUM")
                         .withInt(DefaultDriverOption.CONNECTION_MAX_REQUESTS, Math.max(1024, inFlight * 2))
                         // the client shares the machine with the node: no schema metadata to keep up to date
                         .withBoolean(DefaultDriverOption.METADATA_SCHEMA_ENABLED, false)
@@ -287,23 +311,31 @@ public final class BenchWriteCommand implements Callable<Integer> {
                 .build();
     }
 
-    private static void createSchema(CqlSession session, List<Variant> variants, int queueShards) {
+    private static void createSchema(CqlSession session, List<Variant> variants, int queueShards, int rf) {
         // before the variants' statements, which create the queue only if it does not exist
-        for (String cql : BenchSchema.queueStatements(queueShards)) {
-            session.execute(SimpleStatement.newInstance(cql).setTimeout(DDL_TIMEOUT));
+        for (String cql : BenchSchema.queueStatements(queueShards, rf)) {
+            ddl(session, cql);
         }
         for (Variant v : variants) {
-            session.execute(SimpleStatement.newInstance("DROP KEYSPACE IF EXISTS " + v.keyspace()).setTimeout(DDL_TIMEOUT));
-            for (String cql : BenchSchema.statements(v)) {
-                session.execute(SimpleStatement.newInstance(cql).setTimeout(DDL_TIMEOUT));
+            ddl(session, "DROP KEYSPACE IF EXISTS " + v.keyspace());
+            for (String cql : BenchSchema.statements(v, rf)) {
+                ddl(session, cql);
             }
-        }
-        if (!session.checkSchemaAgreement()) {
-            throw new CommandFailedException("the node did not agree on the schema after creating the benchmark keyspaces");
         }
     }
 
-    private List<PhaseResult> run(CqlSession session, LocalCluster cluster, NodeProbe probe, Settings settings, PrintWriter pw)
+    /**
+     * Runs one schema statement and waits until every node has it: the next statement may go to
+     * another node, and this session keeps no schema metadata (which would make the driver wait).
+     */
+    private static void ddl(CqlSession session, String cql) {
+        session.execute(SimpleStatement.newInstance(cql).setTimeout(DDL_TIMEOUT));
+        if (!session.checkSchemaAgreement()) {
+            throw new CommandFailedException("the nodes did not agree on the schema after: " + cql);
+        }
+    }
+
+    private List<PhaseResult> run(CqlSession session, LocalCluster cluster, ClusterProbe probe, Settings settings, PrintWriter pw)
             throws InterruptedException {
         WriteLoad load = new WriteLoad(session, inFlight);
         Map<Variant, WriteLoad.Writer> writers = new EnumMap<>(Variant.class);
@@ -321,8 +353,10 @@ public final class BenchWriteCommand implements Callable<Integer> {
                 results.add(r);
                 pw.println(WriteReport.progressLine(r, settings.rounds()));
                 pw.flush();
-                if (!cluster.isRunning(0)) {
-                    throw new CommandFailedException("the node exited during the benchmark; see its log " + cluster.nodeLog(0));
+                for (int node = 0; node < cluster.size(); node++) {
+                    if (!cluster.isRunning(node)) {
+                        throw new CommandFailedException("node" + node + " exited during the benchmark; see its log " + cluster.nodeLog(node));
+                    }
                 }
                 if (r.writes() == 0) {
                     throw new CommandFailedException("no write of " + v.label() + " succeeded in " + seconds + " s"
@@ -356,7 +390,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
     }
 
     private PhaseResult phase(WriteLoad load, WriteLoad.Writer writer, Variant v, int round, WriteSequence sequence, int seconds,
-            Settings settings, NodeProbe probe) throws InterruptedException {
+            Settings settings, ClusterProbe probe) throws InterruptedException {
         int cores = Runtime.getRuntime().availableProcessors();
         long[] cpu = new long[4];
         // the end-to-end variants: the repair service in its own JVM, reading the queue from now on (the
@@ -424,7 +458,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
         for (int shard = 0; shard < queueShards; shard++) {
             tables.checkpoint(shard, now, "bench");
         }
-        return ServiceProcess.start(home(), serviceDir, contactPoint, datacenter);
+        return ServiceProcess.start(home(), serviceDir, contactPoints, datacenter);
     }
 
     private Map<String, Object> config(Settings s, String release, Instant started, Instant finished, Path workDir) {
@@ -443,7 +477,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
         c.put("order", "interleaved: every round writes each variant once, in the order of 'variants'; warm-up round first");
         c.put("ratio", "per round: writes/s of the variant over unindexed's (unindexed-u's for the -u variants) in the same round;"
                 + " reported: geometric mean over rounds; 'ratios' pairs other variants the same way");
-        c.put("cpu_us_per_write", "CPU time (user+system, /proc/<pid>/stat) of the Cassandra process during the phase over the"
+        c.put("cpu_us_per_write", "CPU time (user+system, /proc/<pid>/stat) of the Cassandra process(es, summed) during the phase over the"
                 + " writes acknowledged in it");
         c.put("between_phases", "flush (StorageService.forceKeyspaceFlush over JMX) of the variant's keyspace, gsi.queue for the"
                 + " trigger variants and system.batches, then wait until no compaction runs or is pending (at most "
@@ -455,11 +489,16 @@ public final class BenchWriteCommand implements Callable<Integer> {
         if (!overwrites.isEmpty()) {
             c.put("overwrite_share", overwriteShares());
         }
-        c.put("nodes", 1);
+        c.put("nodes", nodes);
         c.put("address", address);
         c.put("heap", heap);
         c.put("cassandra", release);
-        c.put("replication", BenchSchema.REPLICATION);
+        c.put("replication", BenchSchema.replication(nodes));
+        c.put("consistency", "LOCAL_QUORUM for every write and read of every variant");
+        if (nodes > 1) {
+            c.put("cpu", "the nodes share this machine: node CPU is summed over them, so the figures are the cluster's total CPU"
+                    + " per write, which is what a cluster's size depends on, not the latency or throughput of a real cluster");
+        }
         c.put("cores", Runtime.getRuntime().availableProcessors());
         c.put("client", "the load generator runs on the same machine as the node (DataStax Java driver 4, async)");
         c.put("work_dir", workDir.toString());

@@ -16,9 +16,14 @@ final class NodeOptions {
 
     /** Starts the node in the given or the default directory under the project. */
     BenchNode start(Path home, String defaultDir, java.io.PrintWriter out) {
+        return start(home, defaultDir, out, 1);
+    }
+
+    /** Starts {@code nodes} nodes (keyspaces replicated on each) in the given or the default directory under the project. */
+    BenchNode start(Path home, String defaultDir, java.io.PrintWriter out, int nodes) {
         Path workDir = (work == null ? home.resolve(defaultDir) : work).toAbsolutePath().normalize();
-        out.println("starting a node in " + workDir + "...");
+        out.println(nodes == 1 ? "starting a node in " + workDir + "..." : "starting " + nodes + " nodes in " + workDir + "...");
         out.flush();
-        return BenchNode.start(workDir, address, jmxPort);
+        return BenchNode.start(workDir, address, jmxPort, nodes);
     }
 }

@@ -35,7 +35,7 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /** Starts {@code gsi serve} against the node and waits until its HTTP API answers. */
-    static ServiceProcess start(Path home, Path workDir, InetSocketAddress node, String datacenter) {
+    static ServiceProcess start(Path home, Path workDir, List<InetSocketAddress> nodes, String datacenter) {
         Path jar = home.resolve("repair-service/target/gsi.jar");
         if (!Files.isRegularFile(jar)) {
             throw new CommandFailedException("the end-to-end variants run the service from " + jar + ", which is missing: build with ./gsi");
@@ -44,7 +44,9 @@ final class ServiceProcess implements AutoCloseable {
         try {
             Files.createDirectories(workDir);
             Path config = workDir.resolve("service.yaml");
-            Files.writeString(config, "cassandra:\n  contact_points: [ \"" + node.getHostString() + ":" + node.getPort() + "\" ]\n"
+            String contactPoints = nodes.stream().map(n -> "\"" + n.getHostString() + ":" + n.getPort() + "\"")
+                    .collect(java.util.stream.Collectors.joining(", "));
+            Files.writeString(config, "cassandra:\n  contact_points: [ " + contactPoints + " ]\n"
                     + "  local_datacenter: " + datacenter + "\nhttp:\n  bind: 127.0.0.1\n  port: " + port + "\n", StandardCharsets.UTF_8);
             Path java = Path.of(System.getProperty("java.home"), "bin", "java");
             Process p = new ProcessBuilder(List.of(java.toString(), "-Xmx1g", "-jar", jar.toString(), "serve", "--config", config.toString()))

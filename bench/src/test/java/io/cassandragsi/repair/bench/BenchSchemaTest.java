@@ -211,6 +211,15 @@ class BenchSchemaTest {
     }
 
     @Test
+    void should_replicate_every_keyspace_three_times_when_the_cluster_has_three_nodes() {
+        for (Variant v : Variant.values()) {
+            List<String> keyspaces = BenchSchema.statements(v, 3).stream().filter(s -> s.startsWith("CREATE KEYSPACE")).toList();
+            assertThat(keyspaces).as(v.label()).isNotEmpty().allSatisfy(s -> assertThat(s).contains("'replication_factor': 3"));
+        }
+        assertThat(BenchSchema.queueStatements(8, 3).get(0)).startsWith("CREATE KEYSPACE").contains("'replication_factor': 3");
+    }
+
+    @Test
     void should_create_the_queue_with_the_shards_asked_for() {
         List<String> cql = BenchSchema.queueStatements(64);
         assertThat(cql.get(1)).contains("\"shards\":64").contains("\"bucket_seconds\":10");

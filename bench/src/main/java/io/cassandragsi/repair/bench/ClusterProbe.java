@@ -1,0 +1,66 @@
+package io.cassandragsi.repair.bench;
+
+import io.cassandragsi.conf.LocalCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@link NodeProbe}s of every node of a local cluster, read together: CPU time summed over the
+ * nodes (on one machine, the cluster's total CPU per operation), flushes and compaction waits on
+ * every node.
+ */
+final class ClusterProbe implements AutoCloseable {
+    private final List<NodeProbe> nodes;
+
+    private ClusterProbe(List<NodeProbe> nodes) {
+        this.nodes = nodes;
+    }
+
+    static ClusterProbe attach(LocalCluster cluster) {
+        List<NodeProbe> probes = new ArrayList<>();
+        try {
+            for (int i = 0; i < cluster.size(); i++) {
+                probes.add(NodeProbe.attach("node" + i, cluster.address(i).getHostAddress(), cluster.nodeDir(i), cluster.jmxPort(i)));
+            }
+        } catch (RuntimeException e) {
+            probes.forEach(NodeProbe::close);
+            throw e;
+        }
+        return new ClusterProbe(probes);
+    }
+
+    /** The nodes' process ids, in node order. */
+    List<Long> pids() {
+        return nodes.stream().map(NodeProbe::pid).toList();
+    }
+
+    /** CPU time (user + system) all nodes have used since they started. */
+    long nodeCpuNanos() {
+        long sum = 0;
+        for (NodeProbe n : nodes) {
+            sum += n.nodeCpuNanos();
+        }
+        return sum;
+    }
+
+    /** Flushes {@code target} (a keyspace or {@code keyspace.table}) on every node. */
+    void flush(String target) {
+        nodes.forEach(n -> n.flush(target));
+    }
+
+    /** Waits until no node runs or has pending compactions, at most {@code max} in all; whether they all settled. */
+    boolean awaitCompactions(Duration max) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        boolean settled = true;
+        for (NodeProbe n : nodes) {
+            settled &= n.awaitCompactions(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        }
+        return settled;
+    }
+
+    @Override
+    public void close() {
+        nodes.forEach(NodeProbe::close);
+    }
+}
