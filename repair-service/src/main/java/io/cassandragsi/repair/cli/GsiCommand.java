@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
         versionProvider = GsiCommand.Version.class,
         description = "Global secondary indexes for Apache Cassandra 5.0.",
         subcommands = {SchemaCommand.class, UpCommand.class, ServeCommand.class, QueryCommand.class, CqlCommand.class,
-                io.cassandragsi.repair.jobs.RebuildCommand.class, io.cassandragsi.repair.jobs.CheckCommand.class,
+                RebuildCommand.class, CheckCommand.class,
                 io.cassandragsi.repair.bench.BenchCommand.class, CommandLine.HelpCommand.class})
 public final class GsiCommand implements Runnable {
     public static final int OK = CommandLine.ExitCode.OK;
