@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * The HTTP API (DESIGN.md section 4) on Undertow: a thin adapter over the index reads and the
  * service's status, metrics and jobs. Paths are parsed from the raw request URI (Undertow's URL
  * decoding is off), so the {@code //} of the read path, encoded slashes and invalid UTF-8 are
- * handled here, with the one JSON error shape. One place maps failures to status codes (STYLE.md
- * item 4): 4xx are logged at WARN, 5xx at ERROR, each with the request line, rate-limited.
+ * handled here, with the one JSON error shape. {@link ErrorMapper} maps failures to status codes
+ * (STYLE.md item 4); 4xx are logged at WARN, 5xx at ERROR, each with the request line, rate-limited.
  *
  * <p>Hostile input: every request is bounded in size ({@link RequestLimits}, Undertow's options),
  * in time ({@link Timeouts}: parse, idle and answer deadlines) and in the work it can cause before
@@ -254,9 +254,9 @@ public final class HttpApi implements AutoCloseable {
     }
 
     /**
-     * The one place failures become status codes: 4xx logged at WARN, 5xx at ERROR, with the
-     * request line, at most {@value RejectLog#DEFAULT_LINES_PER_MINUTE} lines a minute. A 5xx body
-     * never repeats what Cassandra or the driver said (node addresses, CQL): that goes to the log.
+     * Answers a failure with the status {@link ErrorMapper} gives it: 4xx logged at WARN, 5xx at
+     * ERROR, with the request line, at most {@value RejectLog#DEFAULT_LINES_PER_MINUTE} lines a
+     * minute. A 5xx body never repeats what Cassandra or the driver said (node addresses, CQL): that goes to the log.
      * After a 413, 414 or 431 the connection is closed.
      */
     private void fail(HttpServerExchange exchange, Throwable failure) {
