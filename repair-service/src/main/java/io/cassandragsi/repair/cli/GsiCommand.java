@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
         versionProvider = GsiCommand.Version.class,
         description = "Global secondary indexes for Apache Cassandra 5.0.",
         subcommands = {SchemaCommand.class, UpCommand.class, ServeCommand.class, QueryCommand.class, CqlCommand.class,
-                io.cassandragsi.repair.jobs.RebuildCommand.class, io.cassandragsi.repair.jobs.CheckCommand.class,
+                RebuildCommand.class, CheckCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Benchmarks: ./gsi bench write|read|repair (see ./gsi bench --help)."})
 public final class GsiCommand implements Runnable {

@@ -3,7 +3,6 @@ package io.cassandragsi.repair.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cassandragsi.repair.config.HttpConfig;
 import io.cassandragsi.repair.read.IndexReader;
-import io.cassandragsi.repair.read.ReadException;
 import io.cassandragsi.repair.read.Values;
 import io.undertow.Handlers;
 import io.undertow.Undertow;
@@ -37,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * The HTTP API (DESIGN.md section 4) on Undertow: a thin adapter over the index reads and the
  * service's status, metrics and jobs. Paths are parsed from the raw request URI (Undertow's URL
  * decoding is off), so the {@code //} of the read path, encoded slashes and invalid UTF-8 are
- * handled here, with the one JSON error shape. One place maps failures to status codes (STYLE.md
- * item 4): 4xx are logged at WARN, 5xx at ERROR, each with the request line, rate-limited.
+ * handled here, with the one JSON error shape. {@link ErrorMapper} maps failures to status codes
+ * (STYLE.md item 4); 4xx are logged at WARN, 5xx at ERROR, each with the request line, rate-limited.
  *
  * <p>Hostile input: every request is bounded in size ({@link RequestLimits}, Undertow's options),
  * in time ({@link Timeouts}: parse, idle and answer deadlines) and in the work it can cause before
@@ -192,7 +191,7 @@ public final class HttpApi implements AutoCloseable {
             } else {
                 Throwable f = failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure;
                 if (f instanceof TimeoutException) {
-                    f = new ReadException(503, "timeout", "no answer within " + timeouts.answer().toSeconds() + " s", f);
+                    f = new HttpError(503, "timeout", "no answer within " + timeouts.answer().toSeconds() + " s", f);
                 }
                 fail(exchange, notFound(f, query.keyspace(), query.table(), query.index()));
             }
@@ -204,15 +203,15 @@ public final class HttpApi implements AutoCloseable {
         HeaderValues host = exchange.getRequestHeaders().get(Headers.HOST);
         if (host == null || host.isEmpty()) {
             if (exchange.getProtocol().equals(Protocols.HTTP_1_1)) {
-                throw ReadException.badRequest("bad_host", "HTTP/1.1 requests need a Host header");
+                throw HttpError.badRequest("bad_host", "HTTP/1.1 requests need a Host header");
             }
             return;
         }
         if (host.size() > 1) {
-            throw ReadException.badRequest("bad_host", "more than one Host header");
+            throw HttpError.badRequest("bad_host", "more than one Host header");
         }
         if (!hosts.hostAllowed(host.getFirst())) {
-            throw new ReadException(421, "misdirected_request", "this service does not answer to the host "
+            throw new HttpError(421, "misdirected_request", "this service does not answer to the host "
                     + Values.quote(host.getFirst()) + " (http.allowed_hosts lists other names it answers to)");
         }
     }
@@ -222,7 +221,7 @@ public final class HttpApi implements AutoCloseable {
         if (token != null) {
             String auth = exchange.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
             if (auth == null || !MessageDigest.isEqual(auth.getBytes(StandardCharsets.UTF_8), token)) {
-                throw new ReadException(401, "unauthorized", "this API needs 'Authorization: Bearer <token>' (http.token in the config)");
+                throw new HttpError(401, "unauthorized", "this API needs 'Authorization: Bearer <token>' (http.token in the config)");
             }
         }
     }
@@ -231,7 +230,7 @@ public final class HttpApi implements AutoCloseable {
     private void checkOrigin(HttpServerExchange exchange) {
         HeaderValues origin = exchange.getRequestHeaders().get(Headers.ORIGIN);
         if (origin != null && !origin.isEmpty() && (origin.size() > 1 || !hosts.originAllowed(origin.getFirst()))) {
-            throw new ReadException(403, "forbidden_origin", "requests from the origin " + Values.quote(origin.getFirst())
+            throw new HttpError(403, "forbidden_origin", "requests from the origin " + Values.quote(origin.getFirst())
                     + " may not change anything here");
         }
     }
@@ -255,32 +254,28 @@ public final class HttpApi implements AutoCloseable {
     }
 
     /**
-     * The one place failures become status codes: 4xx logged at WARN, 5xx at ERROR, with the
-     * request line, at most {@value RejectLog#DEFAULT_LINES_PER_MINUTE} lines a minute. A 5xx body
-     * never repeats what Cassandra or the driver said (node addresses, CQL): that goes to the log.
+     * Answers a failure with the status {@link ErrorMapper} gives it: 4xx logged at WARN, 5xx at
+     * ERROR, with the request line, at most {@value RejectLog#DEFAULT_LINES_PER_MINUTE} lines a
+     * minute. A 5xx body never repeats what Cassandra or the driver said (node addresses, CQL): that goes to the log.
      * After a 413, 414 or 431 the connection is closed.
      */
     private void fail(HttpServerExchange exchange, Throwable failure) {
         String line = line(exchange);
-        int status;
-        String error;
+        ErrorMapper.Answer a = ErrorMapper.map(failure);
+        int status = a.status();
+        String error = a.error();
         String detail;
-        if (failure instanceof ReadException e && e.status() < 500) {
-            status = e.status();
-            error = e.error();
-            detail = e.detail();
+        if (a.known() && status < 500) {
+            detail = a.detail();
             rejected.increment();
-            log.warn(line, status, error, e.getCause() instanceof ReadException inner ? inner.detail() : detail);
-        } else if (failure instanceof ReadException e) {
-            status = e.status();
-            error = e.error();
+            ErrorMapper.Answer hidden = failure.getCause() == null ? null : ErrorMapper.map(failure.getCause());
+            log.warn(line, status, error, hidden != null && hidden.known() && hidden.status() < 500 ? hidden.detail() : detail);
+        } else if (a.known()) {
             detail = status == 503 ? "Cassandra is unavailable or did not answer in time; try again later (the service log has more)"
                     : "the service could not answer; the service log has more";
             failed.increment();
-            log.error(line, status, error, e.detail(), null);
+            log.error(line, status, error, a.detail(), null);
         } else {
-            status = 500;
-            error = "internal_error";
             detail = "unexpected error; the service log has more";
             failed.increment();
             log.error(line, status, error, failure.toString(), failure);
@@ -297,11 +292,11 @@ public final class HttpApi implements AutoCloseable {
      * tables exist. The precise reason is logged.
      */
     private Throwable notFound(Throwable failure, String keyspace, String table, String index) {
-        if (detailedNotFound || !(failure instanceof ReadException e) || e.status() != 404) {
+        if (detailedNotFound || ErrorMapper.status(failure) != 404) {
             return failure;
         }
-        return new ReadException(404, "not_found", "no index " + Values.quote(index) + " on table " + Values.quote(keyspace + "." + table)
-                + " (no such keyspace, table or index)", e);
+        return new HttpError(404, "not_found", "no index " + Values.quote(index) + " on table " + Values.quote(keyspace + "." + table)
+                + " (no such keyspace, table or index)", failure);
     }
 
     /** Routes everything but reads; may block (runs on a worker thread). */
@@ -323,16 +318,16 @@ public final class HttpApi implements AutoCloseable {
             requireMethod(method.equals("POST"), method, "POST");
             try {
                 return admin.start(seg.get(1), seg.get(2), seg.get(3), seg.get(4), params);
-            } catch (ReadException e) {
-                throw (ReadException) notFound(e, seg.get(1), seg.get(2), seg.get(3));
+            } catch (RuntimeException e) {
+                throw (RuntimeException) notFound(e, seg.get(1), seg.get(2), seg.get(3));
             }
         }
-        throw ReadException.notFound("no such endpoint: " + Values.quote(rawPath) + " (reads are GET /v1/{keyspace}/{table}//{index}/{values...})");
+        throw HttpError.notFound("no such endpoint: " + Values.quote(rawPath) + " (reads are GET /v1/{keyspace}/{table}//{index}/{values...})");
     }
 
     private static void requireMethod(boolean ok, String method, String allowed) {
         if (!ok) {
-            throw new ReadException(405, "method_not_allowed", Values.quote(method) + " is not allowed here; use " + allowed);
+            throw new HttpError(405, "method_not_allowed", Values.quote(method) + " is not allowed here; use " + allowed);
         }
     }
 
@@ -342,23 +337,23 @@ public final class HttpApi implements AutoCloseable {
     private static IndexReader.Query readQuery(List<String> seg, Map<String, String> params) {
         // v1, keyspace, table, "", index, values...
         if (seg.size() < 5 || !seg.get(3).isEmpty()) {
-            throw ReadException.badRequest("bad_path", "reads are GET /v1/{keyspace}/{table}//{index}/{values...} (note the '//')");
+            throw HttpError.badRequest("bad_path", "reads are GET /v1/{keyspace}/{table}//{index}/{values...} (note the '//')");
         }
         List<String> values = seg.subList(5, seg.size());
         if (!values.isEmpty() && values.get(values.size() - 1).isEmpty()) {
             values = values.subList(0, values.size() - 1); // a trailing slash
         }
         if (seg.get(1).isEmpty() || seg.get(2).isEmpty() || seg.get(4).isEmpty()) {
-            throw ReadException.badRequest("bad_path", "keyspace, table and index must not be empty");
+            throw HttpError.badRequest("bad_path", "keyspace, table and index must not be empty");
         }
         for (int i = 0; i < values.size(); i++) {
             if (values.get(i).isEmpty()) {
-                throw ReadException.badRequest("bad_path", "path value " + (i + 1) + " is empty (an index key value cannot be)");
+                throw HttpError.badRequest("bad_path", "path value " + (i + 1) + " is empty (an index key value cannot be)");
             }
         }
         for (String p : params.keySet()) {
             if (!READ_PARAMS.contains(p)) {
-                throw ReadException.badRequest("bad_parameter", "unknown parameter " + Values.quote(p)
+                throw HttpError.badRequest("bad_parameter", "unknown parameter " + Values.quote(p)
                         + " (known: gt, ge, lt, le, limit, next, consistent, as_of)");
             }
         }
@@ -366,7 +361,7 @@ public final class HttpApi implements AutoCloseable {
         if (params.containsKey("limit")) {
             String l = params.get("limit");
             if (l.length() > 9 || l.isEmpty() || !l.chars().allMatch(c -> c >= '0' && c <= '9')) {
-                throw ReadException.badRequest("bad_limit", "limit must be a whole number from 1 to " + IndexReader.MAX_LIMIT + ", not "
+                throw HttpError.badRequest("bad_limit", "limit must be a whole number from 1 to " + IndexReader.MAX_LIMIT + ", not "
                         + Values.quote(l));
             }
             limit = Integer.parseInt(l);
@@ -394,7 +389,7 @@ public final class HttpApi implements AutoCloseable {
         return switch (v) {
             case "true" -> true;
             case "false" -> false;
-            default -> throw ReadException.badRequest("bad_parameter", name + " must be true or false, not " + Values.quote(v));
+            default -> throw HttpError.badRequest("bad_parameter", name + " must be true or false, not " + Values.quote(v));
         };
     }
 

@@ -1,6 +1,5 @@
 package io.cassandragsi.repair.http;
 
-import io.cassandragsi.repair.read.ReadException;
 import io.cassandragsi.repair.read.Values;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -26,7 +25,7 @@ public final class PathCodec {
     public static List<String> segments(String rawPath) {
         String[] parts = rawPath.split("/", RequestLimits.MAX_SEGMENTS + 2);
         if (parts.length > RequestLimits.MAX_SEGMENTS + 1) {
-            throw ReadException.badRequest("too_many_segments", "the path has more than " + RequestLimits.MAX_SEGMENTS + " segments");
+            throw HttpError.badRequest("too_many_segments", "the path has more than " + RequestLimits.MAX_SEGMENTS + " segments");
         }
         List<String> out = new ArrayList<>(parts.length);
         for (int i = 1; i < parts.length; i++) {
@@ -46,7 +45,7 @@ public final class PathCodec {
         }
         String[] pairs = rawQuery.split("&", RequestLimits.MAX_PARAMETERS + 1);
         if (pairs.length > RequestLimits.MAX_PARAMETERS) {
-            throw ReadException.badRequest("too_many_parameters", "the query string has more than " + RequestLimits.MAX_PARAMETERS
+            throw HttpError.badRequest("too_many_parameters", "the query string has more than " + RequestLimits.MAX_PARAMETERS
                     + " parameters");
         }
         for (String pair : pairs) {
@@ -57,7 +56,7 @@ public final class PathCodec {
             String name = decode(eq < 0 ? pair : pair.substring(0, eq), true, "query parameter name");
             String value = eq < 0 ? "" : decode(pair.substring(eq + 1), true, "query parameter " + Values.quote(name));
             if (out.put(name, value) != null) {
-                throw ReadException.badRequest("bad_parameter", "query parameter " + Values.quote(name) + " is given more than once");
+                throw HttpError.badRequest("bad_parameter", "query parameter " + Values.quote(name) + " is given more than once");
             }
         }
         return out;
@@ -72,7 +71,7 @@ public final class PathCodec {
             char c = raw.charAt(i);
             if (c == '%') {
                 if (i + 2 >= raw.length() || Character.digit(raw.charAt(i + 1), 16) < 0 || Character.digit(raw.charAt(i + 2), 16) < 0) {
-                    throw ReadException.badRequest("bad_encoding", what + " has an invalid percent escape");
+                    throw HttpError.badRequest("bad_encoding", what + " has an invalid percent escape");
                 }
                 bytes.write(Character.digit(raw.charAt(i + 1), 16) * 16 + Character.digit(raw.charAt(i + 2), 16));
                 i += 2;
@@ -90,7 +89,7 @@ public final class PathCodec {
                     .decode(ByteBuffer.wrap(bytes.toByteArray()))
                     .toString();
         } catch (CharacterCodingException e) {
-            throw ReadException.badRequest("bad_encoding", what + " is not valid UTF-8 once percent-decoded");
+            throw HttpError.badRequest("bad_encoding", what + " is not valid UTF-8 once percent-decoded");
         }
     }
 }

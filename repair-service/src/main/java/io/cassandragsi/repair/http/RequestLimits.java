@@ -1,6 +1,5 @@
 package io.cassandragsi.repair.http;
 
-import io.cassandragsi.repair.read.ReadException;
 import io.cassandragsi.repair.read.Values;
 import io.undertow.util.HeaderMap;
 import io.undertow.util.HeaderValues;
@@ -43,10 +42,10 @@ public final class RequestLimits {
     /** 414 when the raw path or query string is longer than its limit. */
     public static void checkTarget(String rawPath, String rawQuery) {
         if (rawPath.length() > MAX_PATH_BYTES) {
-            throw new ReadException(414, "uri_too_long", "the path has " + rawPath.length() + " bytes; at most " + MAX_PATH_BYTES);
+            throw new HttpError(414, "uri_too_long", "the path has " + rawPath.length() + " bytes; at most " + MAX_PATH_BYTES);
         }
         if (rawQuery != null && rawQuery.length() > MAX_QUERY_BYTES) {
-            throw new ReadException(414, "uri_too_long", "the query string has " + rawQuery.length() + " bytes; at most " + MAX_QUERY_BYTES);
+            throw new HttpError(414, "uri_too_long", "the query string has " + rawQuery.length() + " bytes; at most " + MAX_QUERY_BYTES);
         }
     }
 
@@ -75,11 +74,11 @@ public final class RequestLimits {
     /** 413 when a request announces a body: no endpoint takes one. */
     public static void checkNoBody(long contentLength, boolean chunked) {
         if (contentLength > 0 || chunked) {
-            throw new ReadException(413, "body_not_allowed", "no endpoint takes a request body");
+            throw new HttpError(413, "body_not_allowed", "no endpoint takes a request body");
         }
     }
 
-    private static ReadException tooLarge(String detail) {
-        return new ReadException(431, "headers_too_large", detail);
+    private static HttpError tooLarge(String detail) {
+        return new HttpError(431, "headers_too_large", detail);
     }
 }

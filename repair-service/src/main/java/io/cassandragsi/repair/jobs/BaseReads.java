@@ -32,7 +32,6 @@ final class BaseReads {
     }
 
     private final CqlSession session;
-    private final TableDef def;
     private final PreparedStatement scan;
     private final PreparedStatement row;
     private final int attributes;
@@ -43,7 +42,6 @@ final class BaseReads {
 
     BaseReads(CqlSession session, TableDef def, ConsistencyLevel cl, int pageSize) {
         this.session = session;
-        this.def = def;
         this.cl = cl;
         this.pageSize = pageSize;
         List<String> names = new ArrayList<>(def.attributes().keySet());
@@ -58,10 +56,6 @@ final class BaseReads {
         this.scan = session.prepare("SELECT " + columns + " FROM " + table + " WHERE " + token + " > ? AND " + token + " <= ?");
         this.row = session.prepare("SELECT " + columns + " FROM " + table + " WHERE "
                 + rowKey.stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND ")));
-    }
-
-    TableDef definition() {
-        return def;
     }
 
     private Versions.Version version(Row r) {

@@ -1,7 +1,5 @@
 package io.cassandragsi.repair.jobs;
 
-import io.cassandragsi.repair.http.HttpApi;
-import io.cassandragsi.repair.read.ReadException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,15 +16,16 @@ import java.util.function.Supplier;
  * here are JSON-ready. Rebuilds of earlier processes are found through the job ledger (state and
  * finished ranges only). At most one job per kind and target runs at a time in a process.
  *
- * <p>It is the {@link HttpApi.Admin} of the HTTP API: {@link #start(String, String, String, String, Map)}
- * and {@link #job(String)} throw {@link ReadException} (400 bad parameter, 404 unknown table,
- * index or job, 409 already running).
+ * <p>Starting a job throws {@link UnknownTargetException} for a keyspace, table or index that is
+ * not indexed, {@link InvalidJobException} for options or a job id that cannot be used, and
+ * {@link JobConflictException} when the same job already runs. The HTTP API reaches it through
+ * an adapter in {@code http/}.
  */
-public final class JobRegistry implements HttpApi.Admin, AutoCloseable {
+public final class JobRegistry implements AutoCloseable {
     static final int KEEP_FINISHED = 100;
 
     /** Starts jobs; {@link Jobs} in production. */
-    interface Launcher {
+    public interface Launcher {
         JobHandle<RebuildResult> rebuild(String keyspace, String table, String index, RebuildOptions options);
 
         JobHandle<CheckResult> check(String keyspace, String table, String index, CheckOptions options);
@@ -52,7 +51,7 @@ public final class JobRegistry implements HttpApi.Admin, AutoCloseable {
         }, jobs::ledger);
     }
 
-    JobRegistry(Launcher launcher, Supplier<JobLedger> ledger) {
+    public JobRegistry(Launcher launcher, Supplier<JobLedger> ledger) {
         this.launcher = launcher;
         this.ledger = ledger;
     }
@@ -64,17 +63,17 @@ public final class JobRegistry implements HttpApi.Admin, AutoCloseable {
     /** Jobs being launched ({@code kind target}): a second start of the same one is refused meanwhile. */
     private final Set<String> starting = new java.util.HashSet<>();
 
-    /** 409 when a job of this kind and target runs or is being started; else reserves the start until {@link #register}. */
+    /** {@link JobConflictException} when a job of this kind and target runs or is being started; else reserves the start until {@link #register}. */
     private synchronized void guard(String kind, String keyspace, String table, String index) {
         String target = target(keyspace, table, index);
         for (Map.Entry<String, Entry> e : jobs.entrySet()) {
             Entry j = e.getValue();
             if (!j.handle().isDone() && j.kind().equals(kind) && target(j.keyspace(), j.table(), j.index()).equals(target)) {
-                throw new ReadException(409, "job_running", "a " + kind + " of " + target + " is running: " + e.getKey());
+                throw new JobConflictException("a " + kind + " of " + target + " is running: " + e.getKey());
             }
         }
         if (!starting.add(kind + " " + target)) {
-            throw new ReadException(409, "job_running", "a " + kind + " of " + target + " is starting");
+            throw new JobConflictException("a " + kind + " of " + target + " is starting");
         }
     }
 
@@ -97,19 +96,35 @@ public final class JobRegistry implements HttpApi.Admin, AutoCloseable {
         return handle.id();
     }
 
+    /**
+     * Starts a rebuild and returns its id; {@code index} null means every index of the table.
+     *
+     * @throws UnknownTargetException the keyspace, table or index is not indexed
+     * @throws InvalidJobException the options or the job id cannot be used
+     * @throws JobConflictException a rebuild of the same target runs or is starting
+     */
     public String startRebuild(String keyspace, String table, String index, RebuildOptions options) {
         guard(Jobs.REBUILD, keyspace, table, index);
         try {
             return register(Jobs.REBUILD, keyspace, table, index, launcher.rebuild(keyspace, table, index, options));
+        } catch (UnknownTargetException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw new InvalidJobException(e.getMessage(), e);
         } finally {
             release(Jobs.REBUILD, keyspace, table, index);
         }
     }
 
+    /** Starts a check and returns its id; throws like {@link #startRebuild}. */
     public String startCheck(String keyspace, String table, String index, CheckOptions options) {
         guard(Jobs.CHECK, keyspace, table, index);
         try {
             return register(Jobs.CHECK, keyspace, table, index, launcher.check(keyspace, table, index, options));
+        } catch (UnknownTargetException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw new InvalidJobException(e.getMessage(), e);
         } finally {
             release(Jobs.CHECK, keyspace, table, index);
         }
@@ -230,116 +245,6 @@ public final class JobRegistry implements HttpApi.Admin, AutoCloseable {
             }
         }
         return out;
-    }
-
-    // ------------------------------------------------------------------ HTTP shape (HttpApi.Admin)
-
-    private static final Set<String> REBUILD_PARAMS = Set.of("resume", "job_id", "parallelism", "splits", "max_in_flight");
-
-    /** Bounds of the job parameters over HTTP (README, "HTTP API"); the defaults lie within them. */
-    public static final int MAX_PARALLELISM = 64;
-    public static final int MAX_SPLITS = 4096;
-    public static final int MAX_IN_FLIGHT = 4096;
-    public static final int MAX_EXAMPLES = 100;
-    public static final int MAX_JOB_ID_CHARS = 64;
-    private static final Set<String> CHECK_PARAMS = Set.of("fix", "parallelism", "splits", "max_in_flight", "examples");
-
-    /**
-     * {@code POST /admin/{keyspace}/{table}/{index}/{rebuild|check}?params}: starts the job and
-     * returns its status (with its id). Index {@code *} means every index of the table.
-     */
-    @Override
-    public Map<String, Object> start(String keyspace, String table, String index, String job, Map<String, String> params) {
-        String idx = index == null || index.equals(JobLedger.ALL_INDEXES) ? null : index;
-        String id;
-        try {
-            if (Jobs.REBUILD.equals(job)) {
-                id = startRebuild(keyspace, table, idx, rebuildOptions(params));
-            } else if (Jobs.CHECK.equals(job)) {
-                id = startCheck(keyspace, table, idx, checkOptions(params));
-            } else {
-                throw ReadException.notFound("no such job kind '" + job + "' (rebuild or check)");
-            }
-        } catch (UnknownTargetException e) {
-            throw ReadException.notFound(e.getMessage());
-        } catch (IllegalArgumentException e) {
-            throw ReadException.badRequest("bad_job", e.getMessage());
-        }
-        return status(id);
-    }
-
-    /** {@code GET /admin/jobs/{id}}. */
-    @Override
-    public Map<String, Object> job(String id) {
-        Map<String, Object> s = status(id);
-        if (s == null) {
-            throw ReadException.notFound("no job '" + id + "'");
-        }
-        return s;
-    }
-
-    static RebuildOptions rebuildOptions(Map<String, String> params) {
-        unknown(params, REBUILD_PARAMS);
-        RebuildOptions o = RebuildOptions.defaults();
-        if (params.containsKey("job_id")) {
-            String id = params.get("job_id");
-            if (id.isEmpty() || id.length() > MAX_JOB_ID_CHARS || !id.chars().allMatch(c -> c < 128 && (Character.isLetterOrDigit(c) || c == '-' || c == '_'))) {
-                throw ReadException.badRequest("bad_parameter", "job_id must be 1 to " + MAX_JOB_ID_CHARS + " letters, digits, '-' or '_'");
-            }
-            o = o.withJobId(id);
-        }
-        o = o.withResume(bool(params, "resume"));
-        o = o.withParallelism(integer(params, "parallelism", o.parallelism(), 1, MAX_PARALLELISM));
-        o = o.withSplits(integer(params, "splits", o.splits(), 0, MAX_SPLITS));
-        return o.withMaxInFlight(integer(params, "max_in_flight", o.maxInFlight(), 1, MAX_IN_FLIGHT));
-    }
-
-    static CheckOptions checkOptions(Map<String, String> params) {
-        unknown(params, CHECK_PARAMS);
-        CheckOptions o = CheckOptions.defaults().withFix(bool(params, "fix"));
-        o = o.withParallelism(integer(params, "parallelism", o.parallelism(), 1, MAX_PARALLELISM));
-        o = o.withSplits(integer(params, "splits", o.splits(), 0, MAX_SPLITS));
-        o = o.withExamples(integer(params, "examples", o.examples(), 0, MAX_EXAMPLES));
-        return new CheckOptions(o.fix(), o.parallelism(), o.splits(), integer(params, "max_in_flight", o.maxInFlight(), 1, MAX_IN_FLIGHT),
-                o.pageSize(), o.examples());
-    }
-
-    private static void unknown(Map<String, String> params, Set<String> allowed) {
-        for (String p : params.keySet()) {
-            if (!allowed.contains(p)) {
-                throw ReadException.badRequest("bad_parameter", "unknown parameter '" + p + "'; allowed: " + new java.util.TreeSet<>(allowed));
-            }
-        }
-    }
-
-    private static boolean bool(Map<String, String> params, String name) {
-        String v = params.get(name);
-        if (v == null || v.equals("false")) {
-            return false;
-        }
-        if (v.equals("true") || v.isEmpty()) {
-            return true;
-        }
-        throw ReadException.badRequest("bad_parameter", name + " must be true or false, not '" + v + "'");
-    }
-
-    /** A whole number from {@code min} to {@code max}; 400 otherwise. */
-    static int integer(Map<String, String> params, String name, int dflt, int min, int max) {
-        String v = params.get(name);
-        if (v == null) {
-            return dflt;
-        }
-        int n;
-        try {
-            n = v.length() > 11 ? Integer.MIN_VALUE : Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            n = Integer.MIN_VALUE;
-        }
-        if (n < min || n > max) {
-            throw ReadException.badRequest("bad_parameter", name + " must be a whole number from " + min + " to " + max + ", not "
-                    + io.cassandragsi.repair.read.Values.quote(v));
-        }
-        return n;
     }
 
     /**

@@ -8,7 +8,8 @@
  * (how the ring is cut) and {@link io.cassandragsi.repair.jobs.EntryCheck} (what an index entry
  * should hold given the versions of its base row, and how an observed entry differs). The rest
  * streams rows, bounds concurrency and records progress. Entry points: {@link
- * io.cassandragsi.repair.jobs.Jobs}, {@link io.cassandragsi.repair.jobs.JobRegistry} and the
- * {@code rebuild} / {@code check} commands.
+ * io.cassandragsi.repair.jobs.Jobs} and {@link io.cassandragsi.repair.jobs.JobRegistry}, used by
+ * the {@code rebuild} / {@code check} commands in {@code cli} and the admin endpoints in
+ * {@code http}; this package knows neither.
  */
 package io.cassandragsi.repair.jobs;

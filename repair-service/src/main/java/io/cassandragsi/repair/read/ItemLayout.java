@@ -2,6 +2,8 @@ package io.cassandragsi.repair.read;
 
 import com.datastax.oss.driver.api.core.cql.Row;
 import com.fasterxml.jackson.core.io.SerializedString;
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.repair.store.IndexColumns;
 import io.cassandragsi.repair.store.Versions;
 import io.cassandragsi.schema.AttrType;
 import io.cassandragsi.schema.Column;
@@ -10,14 +12,16 @@ import io.cassandragsi.schema.TableDef;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * Where everything a read needs sits, for one index, worked out once: the attributes of an item
  * (index hash and range attributes, the base primary key with the tid, the projections; each
  * once, in that order) with their types, where each is in a row of the index select and in a base
  * version, and where the entry key, the base row key, {@code _tid} and {@code _deleted} are in an
- * index row. Items from the index and items from the base thus have the same attributes in the
- * same order.
+ * index row. The index row's columns come from {@link IndexColumns}, the one owner of the index
+ * table's column order. Items from the index and items from the base thus have the same
+ * attributes in the same order.
  */
 final class ItemLayout {
     /** Item attributes, in item order, and their types. */
@@ -28,6 +32,8 @@ final class ItemLayout {
     private final int[] rowColumn;
     /** Per item attribute: its position in a base version's values (definition order). */
     private final int[] versionAttribute;
+    /** The index table's column layout, shared with {@link io.cassandragsi.repair.store.IndexTable}. */
+    private final IndexColumns columns;
     /** Index key columns: the first {@code keySize} columns of an index row. */
     final int keySize;
     /** Positions in the entry key of the base row key (partition key, clustering prefix). */
@@ -39,7 +45,7 @@ final class ItemLayout {
     final int tidInEntryKey;
 
     private ItemLayout(TableDef def, Index index) {
-        List<Column> keyColumns = index.keyColumns();
+        IndexColumns columns = IndexColumns.of(index);
         List<Column> proj = index.proj();
         List<String> attributes = new ArrayList<>(def.attributes().keySet());
         Column tid = def.tid();
@@ -53,9 +59,10 @@ final class ItemLayout {
                 item.add(c);
             }
         }
-        this.keySize = keyColumns.size();
-        this.tidColumn = index.perVersion() ? -1 : keySize + proj.size();
-        this.deletedColumn = index.perVersion() ? -1 : keySize + proj.size() + 1;
+        this.columns = columns;
+        this.keySize = columns.keySize();
+        this.tidColumn = columns.tidColumn();
+        this.deletedColumn = columns.deletedColumn();
         this.names = new String[item.size()];
         this.jsonNames = new SerializedString[item.size()];
         this.types = new AttrType[item.size()];
@@ -67,10 +74,9 @@ final class ItemLayout {
             jsonNames[i] = new SerializedString(c.name());
             types[i] = c.type();
             versionAttribute[i] = attributes.indexOf(c.name());
-            int column = position(keyColumns, c.name());
+            int column = columns.column(c.name());
             if (column < 0) {
-                int p = position(proj, c.name());
-                column = p >= 0 ? keySize + p : tid != null && c.name().equals(tid.name()) ? tidColumn : -1;
+                column = tid != null && c.name().equals(tid.name()) ? tidColumn : -1;
             }
             if (column < 0) {
                 throw new IllegalStateException("attribute '" + c.name() + "' of index " + index.name() + " is in no column of its table");
@@ -81,22 +87,13 @@ final class ItemLayout {
         rowKey.addAll(def.clusteringPrefix());
         this.rowKeyInEntryKey = new int[rowKey.size()];
         for (int i = 0; i < rowKey.size(); i++) {
-            rowKeyInEntryKey[i] = position(keyColumns, rowKey.get(i).name());
+            rowKeyInEntryKey[i] = columns.keyColumn(rowKey.get(i).name());
         }
-        this.tidInEntryKey = index.perVersion() ? position(keyColumns, tid.name()) : -1;
+        this.tidInEntryKey = index.perVersion() ? columns.keyColumn(tid.name()) : -1;
     }
 
     static ItemLayout of(TableDef def, Index index) {
         return new ItemLayout(def, index);
-    }
-
-    private static int position(List<Column> columns, String name) {
-        for (int i = 0; i < columns.size(); i++) {
-            if (columns.get(i).name().equals(name)) {
-                return i;
-            }
-        }
-        return -1;
     }
 
     /** The item of an index row, decoded from its columns. */
@@ -120,11 +117,24 @@ final class ItemLayout {
 
     /** The entry key of an index row: its key columns. */
     List<ByteBuffer> entryKey(Row row) {
-        List<ByteBuffer> key = new ArrayList<>(keySize);
-        for (int k = 0; k < keySize; k++) {
-            key.add(row.getBytesUnsafe(k));
-        }
-        return key;
+        return columns.entryKey(row);
+    }
+
+    /** The {@code _tid} of an index row (not of a per-version index), or null. */
+    UUID tid(Row row) {
+        ByteBuffer b = row.getBytesUnsafe(tidColumn);
+        return b == null ? null : Tids.uuid(b);
+    }
+
+    /** The {@code _deleted} of an index row (not of a per-version index), or null. */
+    UUID deleted(Row row) {
+        ByteBuffer b = row.getBytesUnsafe(deletedColumn);
+        return b == null ? null : Tids.uuid(b);
+    }
+
+    /** The tid in the key of a per-version index's row. */
+    UUID tidInKey(Row row) {
+        return Tids.uuid(row.getBytesUnsafe(tidInEntryKey));
     }
 
     /** The base row key (partition key, clustering prefix) within an entry key. */

@@ -3,7 +3,11 @@ package io.cassandragsi.repair.service;
 import com.datastax.oss.driver.api.core.CqlSession;
 import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.http.HttpApi;
+import io.cassandragsi.repair.http.JobsAdmin;
+import io.cassandragsi.repair.jobs.JobRegistry;
+import io.cassandragsi.repair.jobs.Jobs;
 import io.cassandragsi.repair.read.IndexReader;
+import io.cassandragsi.repair.store.Catalog;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -20,21 +24,23 @@ public final class GsiServer implements AutoCloseable {
     private final HttpApi http;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
-    private final io.cassandragsi.repair.jobs.JobRegistry jobs;
+    private final JobRegistry jobs;
 
-    /** The service with rebuild and check jobs over HTTP ({@code POST /admin/.../rebuild|check}, {@code GET /admin/jobs/{id}}). */
+    /**
+     * The composition root of the service process: one {@link Catalog} (the live schema) shared by
+     * the repair service, the reads and the rebuild and check jobs ({@code POST
+     * /admin/.../rebuild|check}, {@code GET /admin/jobs/{id}}), and the HTTP API over them.
+     */
     public GsiServer(CqlSession session, GsiConfig config) {
-        this(session, config, new io.cassandragsi.repair.jobs.JobRegistry(new io.cassandragsi.repair.jobs.Jobs(session, config)));
-    }
-
-    private GsiServer(CqlSession session, GsiConfig config, io.cassandragsi.repair.jobs.JobRegistry admin) {
-        this.jobs = admin;
-        this.service = new RepairService(session, config);
-        this.reader = new IndexReader(session, service.catalog(), service.queue(), config.consistency().read(),
+        Catalog catalog = new Catalog(session);
+        this.service = new RepairService(session, config, catalog);
+        this.jobs = new JobRegistry(new Jobs(session, catalog, config.projectKeyspace(), config.consistency()));
+        this.reader = new IndexReader(session, catalog, service.queue(), config.consistency().read(),
                 tokenKey(config.http().token()), IndexReader.CHECK_CONCURRENCY);
         bindMetrics();
         service.start();
-        this.http = new HttpApi(config.http(), HttpApi.Timeouts.DEFAULTS, reader::readAsync, service::status, this::scrape, admin);
+        this.http = new HttpApi(config.http(), HttpApi.Timeouts.DEFAULTS, reader::readAsync, service::status, this::scrape,
+                new JobsAdmin(jobs));
         counter("gsi_http_rejected", "HTTP requests refused with a 4xx", http.rejected);
         counter("gsi_http_failed", "HTTP requests that failed with a 5xx", http.failed);
     }

@@ -26,12 +26,17 @@ public final class RepairService implements AutoCloseable {
     private final QueueConsumer consumer;
 
     public RepairService(CqlSession session, GsiConfig config) {
+        this(session, config, new Catalog(session));
+    }
+
+    /** Over a catalog shared with the other parts of the process ({@link GsiServer}). */
+    public RepairService(CqlSession session, GsiConfig config, Catalog catalog) {
         this.session = session;
         String keyspace = config.projectKeyspace();
         ConsistencyLevel read = config.consistency().read();
         ConsistencyLevel write = config.consistency().write();
         ConsistencyLevel serial = config.consistency().serial();
-        this.catalog = new Catalog(session);
+        this.catalog = catalog;
         ServiceGrants.require(session, config.cassandra().username(), catalog, keyspace);
         this.repairer = new Repairer(catalog, read, serial, write);
         this.queue = new QueueStore(session, keyspace);

@@ -89,10 +89,6 @@ public final class BaseTable {
                 + Cql.qualified(def.keyspace(), def.table());
     }
 
-    public TableDef definition() {
-        return def;
-    }
-
     /**
      * A row is one partition and tids are stored descending: the first rows of each partition are
      * its newest versions, and one {@code IN} query can ask them of many partitions.
@@ -431,13 +427,5 @@ public final class BaseTable {
             key.add(v.values()[names.indexOf(c.name())]);
         }
         return key;
-    }
-
-    public int tidAttribute() {
-        return tidAttribute;
-    }
-
-    static UUID tid(ByteBuffer b) {
-        return Tids.uuid(b);
     }
 }

@@ -37,7 +37,8 @@ public final class IndexTable {
     private final int keySize;
     private final int projSize;
     private final String table;
-    /** Every column, in the order upserts bind and selects return them. */
+    /** Every column, in the order upserts bind and selects return them ({@link #layout}). */
+    private final IndexColumns layout;
     private final List<String> columns;
     private final Map<Shape, CompletableFuture<PreparedStatement>> selects = new ConcurrentHashMap<>();
     /** An entry's state, and writes of single cells at their own TS and TTL (null for a per-version index). */
@@ -57,20 +58,11 @@ public final class IndexTable {
         this.plan = plan;
         Index index = plan.index();
         this.table = Cql.qualified(def.keyspace(), index.tableName());
-        List<String> columns = new ArrayList<>();
-        for (Column c : index.keyColumns()) {
-            columns.add(c.cqlName());
-        }
-        for (Column c : index.proj()) {
-            columns.add(c.cqlName());
-        }
-        if (!index.perVersion()) {
-            columns.add(Cql.quote(Index.TID_COLUMN));
-            columns.add(Cql.quote(Index.DELETED_COLUMN));
-        }
+        this.layout = IndexColumns.of(index);
+        List<String> columns = layout.cqlNames();
         this.columns = List.copyOf(columns);
-        this.keySize = index.keyColumns().size();
-        this.projSize = index.proj().size();
+        this.keySize = layout.keySize();
+        this.projSize = layout.projSize();
         this.upsert = session.prepare("INSERT INTO " + table + " (" + String.join(", ", columns) + ") VALUES ("
                 + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ") USING TIMESTAMP ?");
         String whereKey = " WHERE " + index.keyColumns().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
@@ -158,6 +150,36 @@ public final class IndexTable {
         return ps;
     }
 
+    /**
+     * The select of a read of this shape, bound in the order {@link #select} states: {@code fixed}
+     * holds the hash values then the fixed range values; {@code lower} and {@code upper} (null when
+     * the shape has none) bound the next range attribute.
+     */
+    public CompletableFuture<BoundStatementBuilder> selectBound(Shape shape, List<ByteBuffer> fixed, ByteBuffer lower, ByteBuffer upper) {
+        return select(shape).thenApply(ps -> {
+            BoundStatementBuilder b = ps.boundStatementBuilder();
+            int i = 0;
+            if (plan.index().hasConstantPartition()) {
+                b.setBytesUnsafe(i++, plan.constantPartition());
+            }
+            for (ByteBuffer v : fixed) {
+                b.setBytesUnsafe(i++, v);
+            }
+            if (lower != null) {
+                b.setBytesUnsafe(i++, lower);
+            }
+            if (upper != null) {
+                b.setBytesUnsafe(i++, upper);
+            }
+            return b;
+        });
+    }
+
+    /** The layout of this table's columns, which read selects return. */
+    public IndexColumns layout() {
+        return layout;
+    }
+
     private CompletableFuture<PreparedStatement> prepareSelect(Shape shape) {
         Index index = plan.index();
         List<String> where = new ArrayList<>();
@@ -232,20 +254,8 @@ public final class IndexTable {
     BoundStatement statement(TablePlan.IndexWrite write, ConsistencyLevel cl) {
         if (write instanceof TablePlan.Upsert u) {
             BoundStatementBuilder b = upsert.boundStatementBuilder();
-            int i = 0;
-            for (ByteBuffer k : u.key()) {
-                b.setBytesUnsafe(i++, k.duplicate());
-            }
             TablePlan.Entry e = u.entry();
-            for (int p = 0; p < projSize; p++, i++) {
-                if (e.projKnown()[p]) {
-                    b.setBytesUnsafe(i, e.proj()[p] == null ? null : e.proj()[p].duplicate());
-                } // else: left unset, the cell is not touched
-            }
-            if (!plan.perVersion()) {
-                b.setBytesUnsafe(i++, u.tid().duplicate());
-                b.unset(i++); // _deleted is left alone: a mark not later than _tid means the entry matches
-            }
+            int i = layout.bindUpsert(b, 0, u.key(), e.proj(), e.projKnown(), u.tid());
             b.setLong(i, u.timestamp());
             return b.setConsistencyLevel(cl).setIdempotence(true).build();
         }

@@ -3,12 +3,9 @@ package io.cassandragsi.repair.store;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
-import com.datastax.oss.driver.api.core.cql.ResultSet;
 import com.datastax.oss.driver.api.core.cql.Row;
 import io.cassandragsi.schema.Cql;
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * The repair service's own tables in the project keyspace: per-shard checkpoints (where a
@@ -23,7 +20,6 @@ public final class ServiceTables {
     private final PreparedStatement acquire;
     private final PreparedStatement renew;
     private final PreparedStatement release;
-    private final PreparedStatement owners;
     private final PreparedStatement heartbeat;
     private final PreparedStatement instances;
 
@@ -55,7 +51,6 @@ public final class ServiceTables {
         this.acquire = session.prepare("INSERT INTO " + leases + " (shard, owner) VALUES (?, ?) IF NOT EXISTS USING TTL ?");
         this.renew = session.prepare("UPDATE " + leases + " USING TTL ? SET owner = ? WHERE shard = ? IF owner = ?");
         this.release = session.prepare("DELETE FROM " + leases + " WHERE shard = ? IF owner = ?");
-        this.owners = session.prepare("SELECT shard, owner FROM " + leases);
         this.heartbeat = session.prepare("INSERT INTO " + inst + " (owner, started) VALUES (?, ?) USING TTL ?");
         this.instances = session.prepare("SELECT owner FROM " + inst);
     }
@@ -79,16 +74,6 @@ public final class ServiceTables {
 
     public void release(int shard, String owner) {
         session.execute(release.bind(shard, owner));
-    }
-
-    /** Shard to owner, as the lease table says now. */
-    public Map<Integer, String> owners() {
-        Map<Integer, String> out = new HashMap<>();
-        ResultSet rs = session.execute(owners.bind().setConsistencyLevel(ConsistencyLevel.LOCAL_QUORUM));
-        for (Row r : rs) {
-            out.put(r.getInt(0), r.getString(1));
-        }
-        return out;
     }
 
     public void heartbeat(String owner, Instant started, int ttlSeconds) {

@@ -2,28 +2,27 @@ package io.cassandragsi.repair.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cassandragsi.repair.read.ReadException;
 import io.undertow.util.HeaderMap;
 import io.undertow.util.HttpString;
 import org.junit.jupiter.api.Test;
 
 /** Our own request limits (JSON errors naming the limit) and the strict path and query decoding. */
 class RequestLimitsTest {
-    private static ReadException refusal(Runnable r) {
+    private static HttpError refusal(Runnable r) {
         try {
             r.run();
             return null;
-        } catch (ReadException e) {
+        } catch (HttpError e) {
             return e;
         }
     }
 
     @Test
     void should_answer_414_naming_the_limit_when_the_path_or_query_is_too_long() {
-        ReadException path = refusal(() -> RequestLimits.checkTarget("/v1/" + "a".repeat(70_000), ""));
+        HttpError path = refusal(() -> RequestLimits.checkTarget("/v1/" + "a".repeat(70_000), ""));
         assertThat(path.status()).isEqualTo(414);
         assertThat(path.detail()).contains(String.valueOf(RequestLimits.MAX_PATH_BYTES));
-        ReadException query = refusal(() -> RequestLimits.checkTarget("/v1", "a=" + "b".repeat(RequestLimits.MAX_QUERY_BYTES)));
+        HttpError query = refusal(() -> RequestLimits.checkTarget("/v1", "a=" + "b".repeat(RequestLimits.MAX_QUERY_BYTES)));
         assertThat(query.status()).isEqualTo(414);
         assertThat(query.detail()).contains(String.valueOf(RequestLimits.MAX_QUERY_BYTES));
         assertThat(refusal(() -> RequestLimits.checkTarget("/v1/ks/t//i/1", "limit=5"))).isNull();
@@ -38,7 +37,7 @@ class RequestLimitsTest {
         assertThat(refusal(() -> RequestLimits.checkHeaders(many)).status()).isEqualTo(431);
         HeaderMap huge = new HeaderMap();
         huge.add(new HttpString("X-Huge"), "h".repeat(RequestLimits.MAX_HEADER_BYTES + 1));
-        ReadException e = refusal(() -> RequestLimits.checkHeaders(huge));
+        HttpError e = refusal(() -> RequestLimits.checkHeaders(huge));
         assertThat(e.status()).isEqualTo(431);
         assertThat(e.detail()).contains("X-Huge").contains(String.valueOf(RequestLimits.MAX_HEADER_BYTES));
         HeaderMap total = new HeaderMap();
@@ -74,7 +73,7 @@ class RequestLimitsTest {
     void should_answer_400_fast_when_escapes_are_invalid_or_not_utf8() {
         for (String raw : new String[] {"%FF", "%C3%28", "%E2%82", "%G1", "%", "%4", "a%zz", "%ED%A0%80"}) {
             long t0 = System.nanoTime();
-            ReadException e = refusal(() -> PathCodec.segments("/v1/" + raw));
+            HttpError e = refusal(() -> PathCodec.segments("/v1/" + raw));
             assertThat(e).as(raw).isNotNull();
             assertThat(e.status()).isEqualTo(400);
             assertThat(e.error()).isEqualTo("bad_encoding");

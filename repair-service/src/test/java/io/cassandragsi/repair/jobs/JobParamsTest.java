@@ -1,9 +1,11 @@
 package io.cassandragsi.repair.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.cassandragsi.repair.read.ReadException;
+import io.cassandragsi.repair.http.ErrorMapper;
+import io.cassandragsi.repair.http.JobParams;
+import io.cassandragsi.repair.http.JobsAdmin;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -11,8 +13,8 @@ import org.junit.jupiter.api.Test;
 class JobParamsTest {
     /** The status a start answers: 200, or the refusal's. */
     private static int status(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
-        ReadException e = catchThrowableOfType(call, ReadException.class);
-        return e == null ? 200 : e.status();
+        Throwable e = catchThrowable(call);
+        return e == null ? 200 : ErrorMapper.status(e);
     }
 
     @Test
@@ -21,22 +23,22 @@ class JobParamsTest {
             Map.of("splits", "4097"), Map.of("splits", "65536"), Map.of("splits", "-1"), Map.of("max_in_flight", "0"),
             Map.of("max_in_flight", "99999999999999999999"), Map.of("parallelism", "1e3"), Map.of("parallelism", ""),
             Map.of("job_id", "../x"), Map.of("job_id", "j".repeat(65))}) {
-            assertThat(status(() -> JobRegistry.rebuildOptions(p))).as("rebuild %s", p).isEqualTo(400);
+            assertThat(status(() -> JobParams.rebuildOptions(p))).as("rebuild %s", p).isEqualTo(400);
         }
         for (Map<String, String> p : new Map[] {Map.of("examples", "101"), Map.of("examples", "-1"), Map.of("parallelism", "100")}) {
-            assertThat(status(() -> JobRegistry.checkOptions(p))).as("check %s", p).isEqualTo(400);
+            assertThat(status(() -> JobParams.checkOptions(p))).as("check %s", p).isEqualTo(400);
         }
     }
 
     @Test
     void should_accept_parameters_at_their_bounds() {
-        RebuildOptions r = JobRegistry.rebuildOptions(Map.of("parallelism", "64", "splits", "4096", "max_in_flight", "4096",
+        RebuildOptions r = JobParams.rebuildOptions(Map.of("parallelism", "64", "splits", "4096", "max_in_flight", "4096",
                 "job_id", "rebuild-20261123-200000-0a1b"));
-        assertThat(r.parallelism()).isEqualTo(JobRegistry.MAX_PARALLELISM);
-        assertThat(r.splits()).isEqualTo(JobRegistry.MAX_SPLITS);
-        CheckOptions c = JobRegistry.checkOptions(Map.of("parallelism", "1", "splits", "0", "examples", "100"));
+        assertThat(r.parallelism()).isEqualTo(JobParams.MAX_PARALLELISM);
+        assertThat(r.splits()).isEqualTo(JobParams.MAX_SPLITS);
+        CheckOptions c = JobParams.checkOptions(Map.of("parallelism", "1", "splits", "0", "examples", "100"));
         assertThat(c.splits()).as("0: automatic").isZero();
-        assertThat(c.examples()).isEqualTo(JobRegistry.MAX_EXAMPLES);
+        assertThat(c.examples()).isEqualTo(JobParams.MAX_EXAMPLES);
     }
 
     @Test
@@ -60,14 +62,15 @@ class JobParamsTest {
                 return new JobHandle<>("check-1", Jobs.CHECK, new Progress());
             }
         }, MemoryJobLedger::new);
-        Thread first = new Thread(() -> registry.start("ks", "t", "by_x", "rebuild", Map.of()));
+        JobsAdmin admin = new JobsAdmin(registry);
+        Thread first = new Thread(() -> admin.start("ks", "t", "by_x", "rebuild", Map.of()));
         first.start();
         inLaunch.await();
-        assertThat(status(() -> registry.start("ks", "t", "by_x", "rebuild", Map.of()))).isEqualTo(409);
-        assertThat(status(() -> registry.start("ks", "t", "by_x", "check", Map.of()))).as("another kind").isEqualTo(200);
+        assertThat(status(() -> admin.start("ks", "t", "by_x", "rebuild", Map.of()))).isEqualTo(409);
+        assertThat(status(() -> admin.start("ks", "t", "by_x", "check", Map.of()))).as("another kind").isEqualTo(200);
         release.countDown();
         first.join(5000);
-        assertThat(status(() -> registry.start("ks", "t", "by_x", "rebuild", Map.of()))).as("the first runs").isEqualTo(409);
-        assertThat(status(() -> registry.start("ks", "t", "by_y", "rebuild", Map.of()))).as("another index").isEqualTo(200);
+        assertThat(status(() -> admin.start("ks", "t", "by_x", "rebuild", Map.of()))).as("the first runs").isEqualTo(409);
+        assertThat(status(() -> admin.start("ks", "t", "by_y", "rebuild", Map.of()))).as("another index").isEqualTo(200);
     }
 }

@@ -3,7 +3,8 @@ package io.cassandragsi.repair.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.cassandragsi.repair.read.ReadException;
+import io.cassandragsi.repair.http.ErrorMapper;
+import io.cassandragsi.repair.http.JobsAdmin;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,6 +38,7 @@ class JobRegistryTest {
             return h;
         }
     }, () -> ledger);
+    private final JobsAdmin admin = new JobsAdmin(registry);
 
     @SuppressWarnings("unchecked")
     private <R> JobHandle<R> handle(int i) {
@@ -45,14 +47,14 @@ class JobRegistryTest {
 
     @Test
     void should_report_running_then_result_when_a_rebuild_finishes() {
-        Map<String, Object> s = registry.start("ks", "t", "by_x", "rebuild", Map.of("parallelism", "3", "resume", "true"));
+        Map<String, Object> s = admin.start("ks", "t", "by_x", "rebuild", Map.of("parallelism", "3", "resume", "true"));
         assertThat(s).containsEntry("id", "rebuild-0").containsEntry("state", "running").containsEntry("index", "by_x");
         assertThat(((RebuildOptions) options.get(0)).parallelism()).isEqualTo(3);
         assertThat(((RebuildOptions) options.get(0)).resume()).isTrue();
         JobHandle<RebuildResult> h = handle(0);
         h.result.complete(new RebuildResult("rebuild-0", "ks", "t", List.of("by_x"), JobState.DONE, 32, 4, 32, 1000, 2000, 0,
                 Duration.ofSeconds(2), null));
-        Map<String, Object> done = registry.job("rebuild-0");
+        Map<String, Object> done = admin.job("rebuild-0");
         assertThat(done).containsEntry("state", "done").containsEntry("error", null);
         @SuppressWarnings("unchecked")
         Map<String, Object> result = (Map<String, Object>) done.get("result");
@@ -62,50 +64,50 @@ class JobRegistryTest {
 
     @Test
     void should_report_drift_when_a_check_finds_some() {
-        registry.start("ks", "t", "*", "check", Map.of("fix", "true"));
+        admin.start("ks", "t", "*", "check", Map.of("fix", "true"));
         assertThat(((CheckOptions) options.get(0)).fix()).isTrue();
         JobHandle<CheckResult> h = handle(0);
         CheckResult.IndexReport r = new CheckResult.IndexReport("by_x", 10, 1, 0, 0, 0, 0, 2, 0, 0, 3, 0, 0, List.of("missing by_x[x=1]"));
         h.result.complete(new CheckResult("check-0", "ks", "t", JobState.DONE, true, List.of(r), 10, 10, Duration.ofSeconds(1), null));
-        Map<String, Object> s = registry.job("check-0");
+        Map<String, Object> s = admin.job("check-0");
         assertThat(s).containsEntry("state", "done").containsEntry("drift", true).containsEntry("index", "*");
     }
 
     @Test
     void should_refuse_a_second_job_when_the_same_target_is_running() {
-        registry.start("ks", "t", "by_x", "rebuild", Map.of());
-        assertThatThrownBy(() -> registry.start("ks", "t", "by_x", "rebuild", Map.of()))
-                .isInstanceOfSatisfying(ReadException.class, e -> assertThat(e.status()).isEqualTo(409));
-        registry.start("ks", "t", "by_x", "check", Map.of()); // another kind is fine
+        admin.start("ks", "t", "by_x", "rebuild", Map.of());
+        assertThatThrownBy(() -> admin.start("ks", "t", "by_x", "rebuild", Map.of()))
+                .satisfies(e -> assertThat(ErrorMapper.status(e)).isEqualTo(409));
+        admin.start("ks", "t", "by_x", "check", Map.of()); // another kind is fine
         handle(0).cancel();
         assertThat(registry.cancel("rebuild-0")).isTrue();
         handle(0).result.complete(null);
-        registry.start("ks", "t", "by_x", "rebuild", Map.of());
+        admin.start("ks", "t", "by_x", "rebuild", Map.of());
         assertThat(started).hasSize(3);
     }
 
     @Test
     void should_answer_4xx_when_parameters_or_names_are_bad() {
-        assertThatThrownBy(() -> registry.start("ks", "t", "i", "rebuild", Map.of("fix", "true")))
-                .isInstanceOfSatisfying(ReadException.class, e -> assertThat(e.status()).isEqualTo(400));
-        assertThatThrownBy(() -> registry.start("ks", "t", "i", "rebuild", Map.of("parallelism", "many")))
-                .isInstanceOfSatisfying(ReadException.class, e -> assertThat(e.status()).isEqualTo(400));
-        assertThatThrownBy(() -> registry.start("ks", "t", "i", "rebuild", Map.of("parallelism", "0")))
-                .isInstanceOfSatisfying(ReadException.class, e -> assertThat(e.status()).isEqualTo(400));
-        assertThatThrownBy(() -> registry.start("ks", "t", "i", "check", Map.of("fix", "maybe")))
-                .isInstanceOfSatisfying(ReadException.class, e -> assertThat(e.status()).isEqualTo(400));
-        assertThatThrownBy(() -> registry.start("ks", "nope", "i", "rebuild", Map.of()))
-                .isInstanceOfSatisfying(ReadException.class, e -> assertThat(e.status()).isEqualTo(404));
-        assertThatThrownBy(() -> registry.start("ks", "t", "i", "compact", Map.of()))
-                .isInstanceOfSatisfying(ReadException.class, e -> assertThat(e.status()).isEqualTo(404));
-        assertThatThrownBy(() -> registry.job("nobody")).isInstanceOfSatisfying(ReadException.class, e -> assertThat(e.status()).isEqualTo(404));
+        assertThatThrownBy(() -> admin.start("ks", "t", "i", "rebuild", Map.of("fix", "true")))
+                .satisfies(e -> assertThat(ErrorMapper.status(e)).isEqualTo(400));
+        assertThatThrownBy(() -> admin.start("ks", "t", "i", "rebuild", Map.of("parallelism", "many")))
+                .satisfies(e -> assertThat(ErrorMapper.status(e)).isEqualTo(400));
+        assertThatThrownBy(() -> admin.start("ks", "t", "i", "rebuild", Map.of("parallelism", "0")))
+                .satisfies(e -> assertThat(ErrorMapper.status(e)).isEqualTo(400));
+        assertThatThrownBy(() -> admin.start("ks", "t", "i", "check", Map.of("fix", "maybe")))
+                .satisfies(e -> assertThat(ErrorMapper.status(e)).isEqualTo(400));
+        assertThatThrownBy(() -> admin.start("ks", "nope", "i", "rebuild", Map.of()))
+                .satisfies(e -> assertThat(ErrorMapper.status(e)).isEqualTo(404));
+        assertThatThrownBy(() -> admin.start("ks", "t", "i", "compact", Map.of()))
+                .satisfies(e -> assertThat(ErrorMapper.status(e)).isEqualTo(404));
+        assertThatThrownBy(() -> admin.job("nobody")).satisfies(e -> assertThat(ErrorMapper.status(e)).isEqualTo(404));
     }
 
     @Test
     void should_report_a_failed_job_with_its_error_when_it_could_not_run() {
-        registry.start("ks", "t", "i", "rebuild", Map.of());
+        admin.start("ks", "t", "i", "rebuild", Map.of());
         handle(0).result.completeExceptionally(new JobFailedException("Cassandra said no"));
-        assertThat(registry.job("rebuild-0")).containsEntry("state", "failed").containsEntry("error", "Cassandra said no");
+        assertThat(admin.job("rebuild-0")).containsEntry("state", "failed").containsEntry("error", "Cassandra said no");
     }
 
     @Test
@@ -114,7 +116,7 @@ class JobRegistryTest {
         ledger.create(new JobLedger.Header("rebuild-old", Jobs.REBUILD, "ks", "t", "by_x", 8, JobState.RUNNING, null, t, t));
         ledger.finished("rebuild-old", new JobLedger.RangeDone(TokenRanges.split(8).get(0), 10, 20, t));
         ledger.finished("rebuild-old", new JobLedger.RangeDone(TokenRanges.split(8).get(0), 10, 20, t)); // recorded twice: one range
-        Map<String, Object> s = registry.job("rebuild-old");
+        Map<String, Object> s = admin.job("rebuild-old");
         assertThat(s).containsEntry("state", "running").containsEntry("live", false);
         assertThat(s.get("progress")).isEqualTo(Map.of("ranges_done", 1, "ranges_total", 8, "rows", 10L, "writes", 20L));
         assertThat(ledger.latestUnfinished(Jobs.REBUILD, "ks", "t", "by_x")).isPresent();

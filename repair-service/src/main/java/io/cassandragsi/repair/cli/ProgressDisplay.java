@@ -1,5 +1,6 @@
-package io.cassandragsi.repair.jobs;
+package io.cassandragsi.repair.cli;
 
+import io.cassandragsi.repair.jobs.ProgressSnapshot;
 import java.io.PrintWriter;
 import java.util.Optional;
 import java.util.concurrent.Executors;

@@ -1,19 +1,22 @@
-package io.cassandragsi.repair.jobs;
+package io.cassandragsi.repair.cli;
 
 import com.datastax.oss.driver.api.core.CqlSession;
-import io.cassandragsi.repair.cli.CommandFailedException;
-import io.cassandragsi.repair.cli.ConnectionOptions;
-import io.cassandragsi.repair.cli.TableName;
 import io.cassandragsi.repair.config.GsiConfig;
+import io.cassandragsi.repair.jobs.CheckOptions;
+import io.cassandragsi.repair.jobs.CheckResult;
+import io.cassandragsi.repair.jobs.JobHandle;
+import io.cassandragsi.repair.jobs.JobState;
+import io.cassandragsi.repair.jobs.Jobs;
+import io.cassandragsi.repair.jobs.ProgressListener;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /** {@code gsi check KEYSPACE.TABLE [INDEX] [--fix]}: exit 0 clean, 3 drift found, 1 failure (DESIGN.md section 5). */
 @Command(name = "check", mixinStandardHelpOptions = true,

@@ -1,19 +1,21 @@
-package io.cassandragsi.repair.jobs;
+package io.cassandragsi.repair.cli;
 
 import com.datastax.oss.driver.api.core.CqlSession;
-import io.cassandragsi.repair.cli.CommandFailedException;
-import io.cassandragsi.repair.cli.ConnectionOptions;
-import io.cassandragsi.repair.cli.TableName;
 import io.cassandragsi.repair.config.GsiConfig;
+import io.cassandragsi.repair.jobs.JobHandle;
+import io.cassandragsi.repair.jobs.Jobs;
+import io.cassandragsi.repair.jobs.ProgressListener;
+import io.cassandragsi.repair.jobs.RebuildOptions;
+import io.cassandragsi.repair.jobs.RebuildResult;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /** {@code gsi rebuild KEYSPACE.TABLE [INDEX] [--resume] [--job-id ID] [--parallelism N]} (DESIGN.md section 5). */
 @Command(name = "rebuild", mixinStandardHelpOptions = true,

@@ -1,5 +1,6 @@
-package io.cassandragsi.repair.jobs;
+package io.cassandragsi.repair.cli;
 
+import io.cassandragsi.repair.jobs.JobHandle;
 import java.io.PrintWriter;
 import java.util.concurrent.TimeUnit;
 

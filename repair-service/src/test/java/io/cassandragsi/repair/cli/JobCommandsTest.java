@@ -1,4 +1,4 @@
-package io.cassandragsi.repair.jobs;
+package io.cassandragsi.repair.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,0 +1,47 @@
+package io.cassandragsi.repair.http;
+
+import io.cassandragsi.repair.jobs.InvalidJobException;
+import io.cassandragsi.repair.jobs.JobConflictException;
+import io.cassandragsi.repair.jobs.UnknownTargetException;
+import io.cassandragsi.repair.read.ReadException;
+
+/**
+ * The one place exception types become HTTP status codes and the {@code {"error", "detail"}} body
+ * (STYLE.md item 4). Reads fail with {@link ReadException} (400, 404 or 503, DESIGN.md section
+ * 4), jobs with {@link UnknownTargetException} (404), {@link InvalidJobException} (400) and
+ * {@link JobConflictException} (409), HTTP itself with {@link HttpError}; anything else is a 500.
+ * {@link HttpApi} logs and sends what this returns. Pure.
+ */
+public final class ErrorMapper {
+    private ErrorMapper() {}
+
+    /**
+     * A failure as an answer. {@code known}: a failure some layer raised on purpose (its detail is
+     * meant for the caller when 4xx); otherwise an unexpected error, answered with a 500.
+     */
+    public record Answer(int status, String error, String detail, boolean known) {}
+
+    public static Answer map(Throwable failure) {
+        if (failure instanceof HttpError e) {
+            return new Answer(e.status(), e.error(), e.detail(), true);
+        }
+        if (failure instanceof ReadException e) {
+            return new Answer(e.status(), e.error(), e.detail(), true);
+        }
+        if (failure instanceof UnknownTargetException e) {
+            return new Answer(404, "not_found", e.getMessage(), true);
+        }
+        if (failure instanceof InvalidJobException e) {
+            return new Answer(400, "bad_job", e.getMessage(), true);
+        }
+        if (failure instanceof JobConflictException e) {
+            return new Answer(409, "job_running", e.getMessage(), true);
+        }
+        return new Answer(500, "internal_error", String.valueOf(failure), false);
+    }
+
+    /** The status {@link #map} gives. */
+    public static int status(Throwable failure) {
+        return map(failure).status();
+    }
+}

@@ -1,0 +1,169 @@
+package io.cassandragsi.repair.read;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.cql.Row;
+import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.repair.store.BaseTable;
+import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.repair.store.Versions;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+
+/**
+ * Decides a window of index rows at a read's query time: each row's {@link EntryDecision} from the
+ * index alone, then, for the rows it leaves to the base, the checks against the base table,
+ * asynchronously: queries of up to {@value BaseTable#ROWS_PER_QUERY} rows where the table allows
+ * it ({@link BaseTable.Checks#readsManyCurrent}, {@link #querySize}), else one query per row; at
+ * most {@code checkConcurrency} queries in flight. An entry that claimed a match the base denies
+ * is a false positive, sent to {@link ReadRepair}.
+ */
+final class BaseChecker {
+    private final ConsistencyLevel cl;
+    private final int checkConcurrency;
+    private final ReadRepair repair;
+    private final LongAdder baseChecks;
+    private final LongAdder falsePositives;
+
+    BaseChecker(ConsistencyLevel cl, int checkConcurrency, ReadRepair repair, LongAdder baseChecks, LongAdder falsePositives) {
+        this.cl = cl;
+        this.checkConcurrency = checkConcurrency;
+        this.repair = repair;
+        this.baseChecks = baseChecks;
+        this.falsePositives = falsePositives;
+    }
+
+    /** The items of the matches among {@code rows}, in row order. */
+    CompletableFuture<List<Map<String, Object>>> decide(ReadPlan read, List<Row> rows) {
+        Catalog.Indexed table = read.table();
+        IndexPlan plan = read.plan();
+        ItemLayout layout = read.layout();
+        BaseTable.Checks base = table.checks.get(plan);
+        UUID q = read.q();
+        Item[] decided = new Item[rows.size()];
+        List<Integer> checkedAt = new ArrayList<>();
+        List<Supplier<CompletableFuture<Item>>> checks = new ArrayList<>();
+        List<List<ByteBuffer>> current = new ArrayList<>();
+        CompletableFuture<List<Versions.Version>> batch = new CompletableFuture<>();
+        for (int n = 0; n < rows.size(); n++) {
+            Row r = rows.get(n);
+            if (plan.perVersion()) {
+                UUID tid = layout.tidInKey(r);
+                EntryDecision d = EntryDecision.ofVersionEntry(read.consistent(), tid, q);
+                if (d == EntryDecision.SKIP) {
+                    continue;
+                }
+                if (d == EntryDecision.MATCH) {
+                    decided[n] = layout.fromRow(r);
+                    continue;
+                }
+                List<ByteBuffer> key = layout.entryKey(r);
+                checkedAt.add(n);
+                checks.add(() -> checkVersion(table, plan, layout, key, tid));
+                continue;
+            }
+            UUID deleted = layout.deleted(r);
+            UUID tid = layout.tid(r);
+            EntryDecision d = EntryDecision.ofEntry(table.plan.versioned(), read.consistent(), tid, deleted, q);
+            if (d == EntryDecision.SKIP) {
+                continue;
+            }
+            if (d == EntryDecision.MATCH) {
+                decided[n] = layout.fromRow(r);
+                continue;
+            }
+            boolean claims = d.claimed();
+            List<ByteBuffer> key = layout.entryKey(r);
+            List<ByteBuffer> rowKey = layout.rowKey(key);
+            checkedAt.add(n);
+            if (base.readsManyCurrent()) {
+                int at = current.size();
+                current.add(rowKey);
+                checks.add(() -> batch.thenApply(versions -> judgeCurrent(table, plan, layout, key, rowKey, claims, tid, versions.get(at))));
+            } else {
+                checks.add(() -> {
+                    baseChecks.increment();
+                    return base.currentAtAsync(rowKey, q, cl)
+                            .thenApply(v -> judgeCurrent(table, plan, layout, key, rowKey, claims, tid, v));
+                });
+            }
+        }
+        if (!current.isEmpty()) {
+            // the rows whose current version is needed, a few per query, the queries side by side
+            baseChecks.add(current.size());
+            List<Supplier<CompletableFuture<List<Versions.Version>>>> queries = new ArrayList<>();
+            int size = querySize(current.size());
+            for (int from = 0; from < current.size(); from += size) {
+                List<List<ByteBuffer>> part = current.subList(from, Math.min(current.size(), from + size));
+                queries.add(() -> base.currentAtAllAsync(part, q, cl));
+            }
+            Bounded.run(queries, checkConcurrency).whenComplete((parts, e) -> {
+                if (e != null) {
+                    batch.completeExceptionally(e);
+                    return;
+                }
+                List<Versions.Version> all = new ArrayList<>(current.size());
+                parts.forEach(all::addAll);
+                batch.complete(all);
+            });
+        }
+        if (checks.isEmpty()) {
+            return CompletableFuture.completedFuture(matches(decided));
+        }
+        return Bounded.run(checks, checkConcurrency).thenApply(items -> {
+            for (int k = 0; k < items.size(); k++) {
+                decided[checkedAt.get(k)] = items.get(k);
+            }
+            return matches(decided);
+        });
+    }
+
+    /**
+     * Rows per base query when {@code rows} current versions are needed: as few queries as {@link
+     * BaseTable#ROWS_PER_QUERY} allows, of even size (120 rows: three queries of 40, not two of 50
+     * and one of 20, since a node reads one query's rows one after another).
+     */
+    static int querySize(int rows) {
+        int queries = (rows + BaseTable.ROWS_PER_QUERY - 1) / BaseTable.ROWS_PER_QUERY;
+        return Math.max(1, (rows + queries - 1) / Math.max(1, queries));
+    }
+
+    private static List<Map<String, Object>> matches(Item[] decided) {
+        List<Map<String, Object>> out = new ArrayList<>(decided.length);
+        for (Item item : decided) {
+            if (item != null) {
+                out.add(item);
+            }
+        }
+        return out;
+    }
+
+    /** The item of an entry if the base version current at the query time {@code v} still has its key; else read repair if it claimed to. */
+    private Item judgeCurrent(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, List<ByteBuffer> key, List<ByteBuffer> rowKey,
+            boolean claims, UUID tid, Versions.Version v) {
+        if (v != null && key.equals(table.plan.entryKey(plan, v))) {
+            return layout.fromVersion(v);
+        }
+        if (claims) {
+            falsePositives.increment();
+            repair.queue(table, rowKey, tid);
+        }
+        return null;
+    }
+
+    private CompletableFuture<Item> checkVersion(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, List<ByteBuffer> key, UUID tid) {
+        baseChecks.increment();
+        return table.checks.get(plan).versionAsync(layout.rowKey(key), tid, cl).thenApply(v -> {
+            if (v != null && key.equals(table.plan.entryKey(plan, v))) {
+                return layout.fromVersion(v);
+            }
+            falsePositives.increment();
+            return null;
+        });
+    }
+}

@@ -1,0 +1,38 @@
+package io.cassandragsi.repair.read;
+
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.repair.store.Catalog;
+import java.util.UUID;
+import java.util.function.Function;
+
+/**
+ * One read, resolved and bound: its table and index, the layout of its items, the bound index
+ * select, the query time {@code q}, the limit, whether it is consistent, and the fingerprint its
+ * page tokens carry. What {@link Pager} and {@link BaseChecker} work from.
+ */
+record ReadPlan(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, BoundStatement statement, UUID q, int limit,
+        boolean consistent, Fingerprint fingerprint) {
+
+    /**
+     * The query's fingerprint for its page tokens at query time {@code q}, computed when a token
+     * is first encoded or decoded.
+     */
+    static final class Fingerprint {
+        private final Function<UUID, String> canonical;
+        private final UUID q;
+        private byte[] hash;
+
+        Fingerprint(Function<UUID, String> canonical, UUID q) {
+            this.canonical = canonical;
+            this.q = q;
+        }
+
+        byte[] get() {
+            if (hash == null) {
+                hash = PageToken.fingerprint(canonical.apply(q));
+            }
+            return hash;
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.cassandragsi.repair.read;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.datastax.oss.driver.api.core.uuid.Uuids;
+import io.cassandragsi.repair.store.IndexTable;
+import io.cassandragsi.schema.Definitions;
+import io.cassandragsi.schema.TableDef;
+import org.junit.jupiter.api.Test;
+
+/** A read's input parsed and validated against its index, without a node. */
+class ReadRequestTest {
+    private static final TableDef DEF = Definitions.parse("""
+            {"keyspace": "ks", "table": "revisions",
+             "attributes": {"key": "string", "tid": "timeuuid", "length": "varint", "value": "string", "author": "string"},
+             "index": [{"type": "hash", "attribute": "key"}, {"type": "range", "order": "desc", "attribute": "tid"}],
+             "secondaryIndexes": {
+               "by_length": [{"type": "hash", "attribute": "length"}, {"type": "proj", "attribute": "value"}],
+               "by_author": [{"type": "hash", "attribute": "author"}, {"type": "range", "attribute": "tid"}]}}
+            """, "revisions.json");
+    private static final TableDef USERS = Definitions.parse("""
+            {"keyspace": "app", "table": "users", "attributes": {"id": "string", "email": "string"},
+             "index": [{"type": "hash", "attribute": "id"}],
+             "secondaryIndexes": {"by_email": [{"type": "hash", "attribute": "email"}]}}
+            """, "users.json");
+
+    private static final String T1 = Uuids.startOf(1_767_225_600_000L).toString();
+    private static final String T2 = Uuids.startOf(1_769_904_000_000L).toString();
+
+    private static ReadRequest parse(TableDef def, IndexReader.Query q) {
+        return ReadRequest.parse(q, def, def.index(q.index()));
+    }
+
+    private static int status(TableDef def, IndexReader.Query q) {
+        try {
+            parse(def, q);
+            return 200;
+        } catch (ReadException e) {
+            return e.status();
+        }
+    }
+
+    @Test
+    void should_parse_values_bounds_and_limit_when_the_request_is_well_formed() {
+        ReadRequest r = parse(DEF, IndexReader.Query.of("ks", "revisions", "by_author", "ann")
+                .withBounds(null, T1, T2, null).withLimit(10));
+        assertThat(r.fixed).hasSize(1);
+        assertThat(r.lower.op()).isEqualTo(">=");
+        assertThat(r.upper.op()).isEqualTo("<");
+        assertThat(r.limit).isEqualTo(10);
+        assertThat(r.shape()).isEqualTo(new IndexTable.Shape(0, ">=", "<"));
+        assertThat(parse(DEF, IndexReader.Query.of("ks", "revisions", "by_length", "7")).limit).isEqualTo(IndexReader.DEFAULT_LIMIT);
+    }
+
+    @Test
+    void should_answer_400_when_values_bounds_limit_or_as_of_are_bad() {
+        assertThat(status(DEF, IndexReader.Query.of("ks", "revisions", "by_length"))).as("no hash value").isEqualTo(400);
+        assertThat(status(DEF, IndexReader.Query.of("ks", "revisions", "by_length", "7", "8"))).as("too many values").isEqualTo(400);
+        assertThat(status(DEF, IndexReader.Query.of("ks", "revisions", "by_length", "seven"))).as("not a varint").isEqualTo(400);
+        assertThat(status(DEF, IndexReader.Query.of("ks", "revisions", "by_length", "7").withBounds("1", null, null, null)))
+                .as("no free range attribute").isEqualTo(400);
+        assertThat(status(DEF, IndexReader.Query.of("ks", "revisions", "by_author", "ann").withBounds("1", "2", null, null)))
+                .as("gt and ge").isEqualTo(400);
+        assertThat(status(DEF, IndexReader.Query.of("ks", "revisions", "by_length", "7").withLimit(IndexReader.MAX_LIMIT + 1))).isEqualTo(400);
+        assertThat(status(DEF, IndexReader.Query.of("ks", "revisions", "by_length", "7").withAsOf("yesterday"))).isEqualTo(400);
+        assertThat(status(USERS, IndexReader.Query.of("app", "users", "by_email", "a@b").withAsOf("2026-01-01T00:00:00Z").withConsistent(true)))
+                .as("consistent as_of on an unversioned table").isEqualTo(400);
+        assertThat(status(USERS, IndexReader.Query.of("app", "users", "by_email", "a@b").withAsOf("2026-01-01T00:00:00Z"))).isEqualTo(200);
+    }
+
+    @Test
+    void should_bind_tokens_to_the_query_when_bounds_or_consistency_differ() {
+        IndexReader.Query q = IndexReader.Query.of("ks", "revisions", "by_author", "ann");
+        java.util.UUID at = ReadRequest.queryTime(null);
+        String plain = parse(DEF, q).canonical(at);
+        assertThat(parse(DEF, q).canonical(at)).isEqualTo(plain);
+        assertThat(parse(DEF, q.withConsistent(true)).canonical(at)).isNotEqualTo(plain);
+        assertThat(parse(DEF, q.withBounds(T1, null, null, null)).canonical(at)).isNotEqualTo(plain);
+        assertThat(parse(DEF, q.withLimit(5)).canonical(at)).as("the limit may change between pages").isEqualTo(plain);
+    }
+}
