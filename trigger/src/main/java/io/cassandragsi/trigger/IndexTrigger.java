@@ -11,6 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.apache.cassandra.db.ConsistencyLevel;
 import org.apache.cassandra.db.Mutation;
 import org.apache.cassandra.db.partitions.Partition;
@@ -50,8 +52,19 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
     private final Map<TableId, CompiledTable> cache = new ConcurrentHashMap<>();
     private final TriggerMetrics metrics = TriggerMetrics.register();
     private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+    /** True on the batchlog path, false on the CAS path ({@link #onBatchlogPath}). */
+    private final BooleanSupplier batchlogPath;
+    /** Writes the CAS path's markers before Paxos proposes ({@link #writeNow}). */
+    private final Consumer<List<Mutation>> casMarkerWriter;
 
     public IndexTrigger() {
+        this(IndexTrigger::onBatchlogPath, IndexTrigger::writeNow);
+    }
+
+    /** Unit tests: the trigger without a node to tell the write path from the stack or to write CAS markers to. */
+    IndexTrigger(BooleanSupplier batchlogPath, Consumer<List<Mutation>> casMarkerWriter) {
+        this.batchlogPath = batchlogPath;
+        this.casMarkerWriter = casMarkerWriter;
         LOG.info("gsi trigger loaded");
     }
 
@@ -81,7 +94,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
             return null;
         }
         metrics.updates.increment();
-        boolean cas = !onBatchlogPath();
+        boolean cas = !batchlogPath.getAsBoolean();
         if (table.unversioned()) {
             return unversioned(table, update, cas);
         }
@@ -149,7 +162,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
         }
         if (cas) {
             metrics.casWrites.increment();
-            writeNow(markers);
+            casMarkerWriter.accept(markers);
             return null;
         }
         out.addAll(markers);
@@ -242,7 +255,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
         metrics.markers.add(markers.size());
         if (cas) {
             metrics.casWrites.increment();
-            writeNow(markers);
+            casMarkerWriter.accept(markers);
             return null;
         }
         if (!rowsOut.isEmpty() || staticRow != null) {
@@ -400,7 +413,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
     }
 
     /** On the CAS path: queue the write before Paxos proposes it (nothing may be added to the batch). */
-    private void writeNow(List<Mutation> markers) {
+    private static void writeNow(List<Mutation> markers) {
         if (markers.isEmpty()) {
             return;
         }
