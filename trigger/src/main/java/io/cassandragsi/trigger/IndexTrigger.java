@@ -323,8 +323,10 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
      * The trigger's mutations, or, when they would push the write's logged batch over the node's
      * mutation size limit ({@code max_mutation_size}, half the commit log segment by default: the
      * batchlog stores the base write and ours as one mutation), a marker of the whole partition
-     * alone: the write goes through, and the repair service writes the entries on their own. Only
-     * a write whose own mutations take more than half the margin has its base update measured.
+     * alone: the write goes through, and the repair service writes the entries on their own. A base
+     * write that takes the margin by itself gets nothing added (any addition makes the write a
+     * logged batch, which could then fail where the plain write would not): it is not indexed, and
+     * {@code check --fix} finds it.
      */
     private Collection<Mutation> fitted(PartitionUpdate update, Collection<Mutation> out) {
         if (out == null || out.isEmpty()) {
@@ -332,29 +334,29 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
         }
         long max = org.apache.cassandra.db.IMutation.MAX_MUTATION_SIZE;
         int version = org.apache.cassandra.net.MessagingService.current_version;
-        long ours = 0;
+        long base = PartitionUpdate.serializer.serializedSize(update, version);
+        long total = base;
         for (Mutation m : out) {
-            ours += m.serializedSize(version); // our few small mutations, not the base write
+            total += m.serializedSize(version);
         }
-        if (ours <= MUTATION_MARGIN / 2) {
-            return out; // our share fits in the margin: the base write is not walked (the common case)
-        }
-        long total = ours + PartitionUpdate.serializer.serializedSize(update, version);
         if (total + MUTATION_MARGIN <= max) {
             return out;
         }
-        TableMetadata base = update.metadata();
-        CompiledTable table = compiled(base);
+        TableMetadata metadata = update.metadata();
+        CompiledTable table = compiled(metadata);
         metrics.oversizedWrites.increment();
-        CompiledTable.logRateLimited("gsi trigger: a write to {}.{} partition {} with its index entries would take {} bytes, over the"
-                + " node's max_mutation_size of {} less {} of margin; the write goes on and the repair service writes its entries",
-                base.keyspace, base.name, CompiledTable.describe(base.partitionKeyType.getString(update.partitionKey().getKey())), total, max,
-                MUTATION_MARGIN);
-        if (!table.hasQueue()) {
+        String partition = CompiledTable.describe(metadata.partitionKeyType.getString(update.partitionKey().getKey()));
+        if (base + MUTATION_MARGIN > max || !table.hasQueue()) {
             metrics.markersDropped.increment();
+            CompiledTable.logRateLimited("gsi trigger: a write to {}.{} partition {} takes {} bytes, within {} of the node's"
+                    + " max_mutation_size of {}; the write goes on unindexed (./gsi check --fix indexes it)", metadata.keyspace,
+                    metadata.name, partition, base, MUTATION_MARGIN, max);
             return null;
         }
-        return List.of(table.marker(base.keyspace, base.name, update.partitionKey().getKey(), List.of(), null, null,
+        CompiledTable.logRateLimited("gsi trigger: a write to {}.{} partition {} with its index entries would take {} bytes, over the"
+                + " node's max_mutation_size of {} less {} of margin; the write goes on and the repair service writes its entries",
+                metadata.keyspace, metadata.name, partition, total, max, MUTATION_MARGIN);
+        return List.of(table.marker(metadata.keyspace, metadata.name, update.partitionKey().getKey(), List.of(), null, null,
                 QueueLayout.FLAG_PARTIAL | QueueLayout.FLAG_DELETE | QueueLayout.FLAG_TOO_LARGE, FBUtilities.nowInSeconds()));
     }
 

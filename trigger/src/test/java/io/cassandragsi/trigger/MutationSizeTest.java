@@ -108,12 +108,29 @@ class MutationSizeTest {
     }
 
     @Test
-    void should_count_the_base_write_in_the_batch_when_the_entries_alone_would_fit() {
-        // 40 KiB of entries (more than half the margin, so the base is measured) beside a 950 KiB body
-        PartitionUpdate base = write("body", 40 * KIB, 950 * KIB);
+    void should_add_nothing_when_the_base_write_alone_comes_within_64_KiB_of_max_mutation_size() {
+        // a base of 1,000 KiB passes on its own (under 1,024 KiB); with 20 KiB of entries or even a
+        // marker in a logged batch it could not: the write must go as the client sent it
+        PartitionUpdate base = write("near", 20 * KIB, 980 * KIB);
+        assertThat(PartitionUpdate.serializer.serializedSize(base, MessagingService.current_version)).as("premise")
+                .isBetween(MAX_MUTATION_SIZE - MARGIN, MAX_MUTATION_SIZE);
+        long before = counter("OversizedWrites");
 
         Collection<Mutation> out = trigger.augment(base);
 
-        assertOnlyAWholePartitionMarker(out, "body");
+        assertThat(out == null ? java.util.List.<Mutation>of() : out).as("nothing added to the write").isEmpty();
+        assertThat(counter("OversizedWrites") - before).isEqualTo(1);
+    }
+
+    @Test
+    void should_count_the_base_write_in_the_batch_when_the_entries_are_small() {
+        // a 956 KiB base leaves the margin free, its 10 KiB entry does not
+        PartitionUpdate base = write("small", 10 * KIB, 946 * KIB);
+        assertThat(PartitionUpdate.serializer.serializedSize(base, MessagingService.current_version) + MARGIN).as("premise")
+                .isLessThanOrEqualTo(MAX_MUTATION_SIZE);
+
+        Collection<Mutation> out = trigger.augment(base);
+
+        assertOnlyAWholePartitionMarker(out, "small");
     }
 }
