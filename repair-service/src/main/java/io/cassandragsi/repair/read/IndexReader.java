@@ -199,23 +199,26 @@ public final class IndexReader implements AutoCloseable {
         UUID readTime = asOf != null ? asOf : ReadRequest.queryTime(null);
         byte[] state = null;
         int skip = 0;
+        byte[] lastRow = null;
         if (query.next() != null) {
             PageToken.Position p = tokens.decode(query.next(), at -> PageToken.fingerprint(request.canonical(asOf != null ? asOf : at)));
             readTime = p.queryTime();
             state = p.pagingState();
             skip = p.offset();
+            lastRow = p.lastRow();
         }
         UUID q = readTime;
         ReadPlan.Fingerprint fingerprint = new ReadPlan.Fingerprint(request::canonical, q);
         byte[] firstState = state;
         int firstSkip = skip;
+        byte[] firstLastRow = lastRow;
         return table.indexTables.get(plan)
                 .selectBound(request.shape(), request.fixed, request.lower == null ? null : request.lower.value(),
                         request.upper == null ? null : request.upper.value())
                 .thenCompose(b -> {
                     b.setConsistencyLevel(cl);
                     ReadPlan read = new ReadPlan(table, plan, layout(table, plan), b.build(), q, request.limit, query.consistent(), fingerprint);
-                    return pager.first(read, firstState, firstSkip);
+                    return pager.first(read, firstState, firstSkip, firstLastRow);
                 });
     }
 

@@ -13,18 +13,40 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The opaque {@code next} token: where the previous page stopped (the driver's paging state of
- * the index-table page it was reading, and how many rows of that page it had consumed) and the
+ * the index-table page it was reading, how many rows of that page it had consumed, and an
+ * identity of the last of them, so that a page resumed after rows were inserted before it starts
+ * behind that row, not a count of rows further) and the
  * read's query time (so that a read without {@code as_of} keeps the first page's moment), bound to
  * the query it came from (a fingerprint of keyspace, table, index, values, bounds, consistency
  * and query time) and signed with HMAC-SHA256, so a token that was altered or belongs to another
  * query is rejected with 400 instead of returning wrong pages.
  */
 final class PageToken {
-    private static final byte VERSION = 2;
+    private static final byte VERSION = 3;
+    /** Bytes of a row identity ({@link #rowId}). */
+    static final int ROW_ID_BYTES = 16;
     /** One initialized MAC per thread: looking the algorithm up and keying it cost more than signing a token. */
     private final ThreadLocal<Mac> macs;
 
-    record Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset) {}
+    /** {@code lastRow}: the {@link #rowId} of the last row consumed, or null when {@code offset} is 0. */
+    record Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset, byte[] lastRow) {
+        Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset) {
+            this(fingerprint, queryTime, pagingState, offset, null);
+        }
+    }
+
+    /** A short identity of an index row: a digest of its key columns. */
+    static byte[] rowId(java.util.List<java.nio.ByteBuffer> key) {
+        MessageDigest d = SHA256.get();
+        for (java.nio.ByteBuffer k : key) {
+            int n = k == null ? -1 : k.remaining();
+            d.update(new byte[] {(byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n});
+            if (k != null) {
+                d.update(k.duplicate());
+            }
+        }
+        return java.util.Arrays.copyOf(d.digest(), ROW_ID_BYTES);
+    }
 
     PageToken(byte[] key) {
         SecretKeySpec spec = new SecretKeySpec(key.clone(), "HmacSHA256");
@@ -60,9 +82,10 @@ final class PageToken {
 
     String encode(Position p) {
         byte[] state = p.pagingState() == null ? new byte[0] : p.pagingState();
-        ByteBuffer b = ByteBuffer.allocate(1 + 32 + 16 + 4 + 4 + state.length + 32);
+        byte[] lastRow = p.lastRow() == null ? new byte[ROW_ID_BYTES] : p.lastRow();
+        ByteBuffer b = ByteBuffer.allocate(1 + 32 + 16 + 4 + ROW_ID_BYTES + 4 + state.length + 32);
         b.put(VERSION).put(p.fingerprint()).putLong(p.queryTime().getMostSignificantBits()).putLong(p.queryTime().getLeastSignificantBits())
-                .putInt(p.offset()).putInt(state.length).put(state);
+                .putInt(p.offset()).put(lastRow, 0, ROW_ID_BYTES).putInt(state.length).put(state);
         b.put(mac(b.array(), b.position()));
         return Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
     }
@@ -78,7 +101,7 @@ final class PageToken {
         } catch (IllegalArgumentException e) {
             throw ReadException.badRequest("bad_next", "'next' is not a token this service issued");
         }
-        if (raw.length < 1 + 32 + 16 + 8 + 32 || raw[0] != VERSION) {
+        if (raw.length < 1 + 32 + 16 + 8 + ROW_ID_BYTES + 32 || raw[0] != VERSION) {
             throw ReadException.badRequest("bad_next", "'next' is not a token this service issued");
         }
         int bodyLength = raw.length - 32;
@@ -94,13 +117,15 @@ final class PageToken {
             throw ReadException.badRequest("bad_next", "'next' belongs to another query (path, bounds, consistent or as_of differ)");
         }
         int offset = b.getInt();
+        byte[] lastRow = new byte[ROW_ID_BYTES];
+        b.get(lastRow);
         int len = b.getInt();
         if (len < 0 || len != b.remaining() || offset < 0) {
             throw ReadException.badRequest("bad_next", "'next' is malformed");
         }
         byte[] state = new byte[len];
         b.get(state);
-        return new Position(fp, queryTime, len == 0 ? null : state, offset);
+        return new Position(fp, queryTime, len == 0 ? null : state, offset, offset == 0 ? null : lastRow);
     }
 
     private byte[] mac(byte[] data, int length) {

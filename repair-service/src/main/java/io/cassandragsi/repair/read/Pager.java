@@ -27,9 +27,28 @@ final class Pager {
         this.checker = checker;
     }
 
-    /** The first page of a read resumed at {@code state} (null: the start), behind the {@code skip} rows a token consumed. */
-    CompletableFuture<IndexReader.Page> first(ReadPlan read, byte[] state, int skip) {
-        return page(read, state, skip, fetchSize(skip, read.limit(), 0), new ArrayList<>(read.limit()));
+    /**
+     * The first page of a read resumed at {@code state} (null: the start), behind the {@code skip}
+     * rows a token consumed, the last of them {@code lastRow} ({@link PageToken#rowId}; null when
+     * none). Entries written since into those rows' span (an entry is never deleted, but new ones
+     * appear) would shift a count: the page starts behind {@code lastRow} where the rows read show
+     * it, and behind {@code skip} rows only where they do not (the row expired).
+     */
+    CompletableFuture<IndexReader.Page> first(ReadPlan read, byte[] state, int skip, byte[] lastRow) {
+        // twice the rows consumed: room for as many entries written into their span since
+        return page(read, state, skip, lastRow, fetchSize(2 * skip, read.limit(), 0), new ArrayList<>(read.limit()));
+    }
+
+    /** Where a resumed page starts in {@code rows}: behind {@code lastRow} if they hold it, else behind {@code skip} rows. */
+    static int resume(List<byte[]> rowIds, int skip, byte[] lastRow) {
+        if (lastRow != null) {
+            for (int j = 0; j < rowIds.size(); j++) {
+                if (java.util.Arrays.equals(rowIds.get(j), lastRow)) {
+                    return j + 1;
+                }
+            }
+        }
+        return Math.min(skip, rowIds.size());
     }
 
     /**
@@ -50,7 +69,8 @@ final class Pager {
      * Reads {@code size} index rows at {@code state} and decides them from {@code skip} on; then the
      * next page if items are still missing.
      */
-    private CompletableFuture<IndexReader.Page> page(ReadPlan read, byte[] state, int skip, int size, List<Map<String, Object>> items) {
+    private CompletableFuture<IndexReader.Page> page(ReadPlan read, byte[] state, int skipped, byte[] lastRow, int size,
+            List<Map<String, Object>> items) {
         BoundStatement stmt = read.statement().setPagingState(state == null ? null : ByteBuffer.wrap(state)).setPageSize(size);
         int before = items.size();
         return session.executeAsync(stmt).toCompletableFuture().thenCompose(rs -> {
@@ -59,26 +79,32 @@ final class Pager {
                 rows.add(row);
             }
             ByteBuffer nextState = rs.getExecutionInfo().getPagingState();
+            int skip = skipped == 0 ? 0 : resume(rows.stream().map(r -> rowId(read, r)).toList(), skipped, lastRow);
             return consume(read, rows, skip, items).thenCompose(i -> {
                 if (items.size() >= read.limit() && i < rows.size()) {
-                    return CompletableFuture.completedFuture(new IndexReader.Page(items, token(read, state, i), Tids.instant(read.q())));
+                    return CompletableFuture.completedFuture(new IndexReader.Page(items, token(read, state, i, rowId(read, rows.get(i - 1))),
+                            Tids.instant(read.q())));
                 }
                 if (nextState == null) {
                     return CompletableFuture.completedFuture(new IndexReader.Page(items, null, Tids.instant(read.q())));
                 }
                 byte[] following = bytes(nextState);
                 if (items.size() >= read.limit()) {
-                    return CompletableFuture.completedFuture(new IndexReader.Page(items, token(read, following, 0), Tids.instant(read.q())));
+                    return CompletableFuture.completedFuture(new IndexReader.Page(items, token(read, following, 0, null), Tids.instant(read.q())));
                 }
                 int decided = rows.size() - skip;
                 int previous = items.size() - before < decided ? decided : 0;
-                return page(read, following, 0, fetchSize(0, read.limit() - items.size(), previous), items);
+                return page(read, following, 0, null, fetchSize(0, read.limit() - items.size(), previous), items);
             });
         });
     }
 
-    private String token(ReadPlan read, byte[] state, int offset) {
-        return tokens.encode(new PageToken.Position(read.fingerprint().get(), read.q(), state, offset));
+    private String token(ReadPlan read, byte[] state, int offset, byte[] lastRow) {
+        return tokens.encode(new PageToken.Position(read.fingerprint().get(), read.q(), state, offset, lastRow));
+    }
+
+    private static byte[] rowId(ReadPlan read, Row row) {
+        return PageToken.rowId(read.layout().entryKey(row));
     }
 
     /**

@@ -28,6 +28,17 @@ class PageTokenTest {
     }
 
     @Test
+    void should_carry_the_identity_of_the_last_row_consumed_when_a_page_ends_inside_an_index_page() {
+        PageToken tokens = new PageToken(KEY);
+        byte[] fp = PageToken.fingerprint("query");
+        byte[] last = PageToken.rowId(java.util.List.of(java.nio.ByteBuffer.wrap(new byte[] {7})));
+        PageToken.Position p = tokens.decode(tokens.encode(new PageToken.Position(fp, Q, new byte[] {1}, 4, last)), q -> fp);
+        assertThat(p.offset()).isEqualTo(4);
+        assertThat(p.lastRow()).containsExactly(last);
+        assertThat(tokens.decode(tokens.encode(new PageToken.Position(fp, Q, new byte[] {1}, 0)), q -> fp).lastRow()).isNull();
+    }
+
+    @Test
     void should_refuse_a_token_when_another_key_signed_it_or_it_belongs_to_another_query() {
         byte[] fp = PageToken.fingerprint("query");
         String t = new PageToken(KEY).encode(new PageToken.Position(fp, Q, new byte[] {7}, 0));
