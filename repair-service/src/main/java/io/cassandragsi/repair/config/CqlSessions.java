@@ -28,17 +28,16 @@ public final class CqlSessions {
         try {
             return CqlSession.builder().withConfigLoader(configLoader(config)).build();
         } catch (AllNodesFailedException e) {
-            throw new CassandraUnavailableException(describe(config) + ": " + firstCause(e), e);
+            throw new CassandraUnavailableException("cannot connect to Cassandra at " + describe(config) + ": " + firstCause(e), e);
         } catch (RuntimeException e) {
-            throw new CassandraUnavailableException(describe(config) + ": " + e.getMessage(), e);
+            throw new CassandraUnavailableException("cannot connect to Cassandra at " + describe(config) + ": " + e.getMessage(), e);
         }
     }
 
-    /** Where {@link #open} connects, for messages. */
+    /** Where {@link #open} connects, for messages: its contact points, local datacenter and whether TLS is on. */
     public static String describe(GsiConfig config) {
         CassandraConfig c = config.cassandra();
-        return "cannot connect to Cassandra at "
-                + c.contactPoints().stream().map(ContactPoint::toString).collect(Collectors.joining(", "))
+        return c.contactPoints().stream().map(ContactPoint::toString).collect(Collectors.joining(", "))
                 + " (local datacenter " + c.localDatacenter() + (c.tls().enabled() ? ", TLS" : "") + ")";
     }
 
