@@ -233,7 +233,7 @@ final class WriteReport {
         for (Target t : TARGETS) {
             OptionalDouble r = pairedRatio(t.comparison());
             if (r.isPresent()) {
-                out.add(String.format(Locale.ROOT, "%s = %.2f (target >= %.1f: %s)", t.comparison().label(), r.getAsDouble(), t.minimum(),
+                out.add(String.format(Locale.ROOT, "%s = %.2f (target >= %.2f: %s)", t.comparison().label(), r.getAsDouble(), t.minimum(),
                         r.getAsDouble() >= t.minimum() ? "met" : "NOT met"));
             }
         }

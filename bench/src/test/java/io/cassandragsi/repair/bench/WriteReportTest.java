@@ -80,7 +80,7 @@ class WriteReportTest {
         WriteReport report = twoRounds();
         assertThat(report.roundRatios(Variant.GSI_1, Variant.MV)).containsExactly(1.25, 1.6);
         assertThat(report.targetLines()).containsExactly(String.format(java.util.Locale.ROOT,
-                "gsi-1 / mv = %.2f (target >= 1.0: met)", Math.sqrt(1.25 * 1.6)));
+                "gsi-1 / mv = %.2f (target >= 1.00: met)", Math.sqrt(1.25 * 1.6)));
     }
 
     @Test
@@ -131,7 +131,7 @@ class WriteReportTest {
                 phase(Variant.GSI_3, 1, 1_000, 100),
                 phase(Variant.MV_3, 1, 1_000, 100));
         WriteReport report = WriteReport.of(List.of(Variant.GSI_3, Variant.MV_3), phases, config());
-        assertThat(report.targetLines()).containsExactly("gsi-3 / mv-3 = 1.00 (target >= 1.5: NOT met)");
+        assertThat(report.targetLines()).containsExactly("gsi-3 / mv-3 = 1.00 (target >= 1.50: NOT met)");
     }
 
     @Test
