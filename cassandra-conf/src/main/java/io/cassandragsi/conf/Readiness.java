@@ -150,9 +150,16 @@ final class Readiness {
             .withBoolean(DefaultDriverOption.METADATA_SCHEMA_ENABLED, false)
             .withBoolean(DefaultDriverOption.METADATA_TOKEN_MAP_ENABLED, false)
             .withInt(DefaultDriverOption.CONNECTION_POOL_LOCAL_SIZE, 1)
-            // close at once instead of after netty's 2-s quiet period
-            .withInt(DefaultDriverOption.NETTY_IO_SHUTDOWN_QUIET_PERIOD, 0)
-            .withInt(DefaultDriverOption.NETTY_ADMIN_SHUTDOWN_QUIET_PERIOD, 0);
+            // close after 100 ms of quiet instead of netty's 2 s; with none at all, a listener the
+            // closing session still notifies finds its event loop gone and netty logs an ERROR. The
+            // timeout shares the unit and must not be below the quiet period (netty refuses, and
+            // the close never completes)
+            .withInt(DefaultDriverOption.NETTY_IO_SHUTDOWN_QUIET_PERIOD, 100)
+            .withInt(DefaultDriverOption.NETTY_IO_SHUTDOWN_TIMEOUT, 2000)
+            .withString(DefaultDriverOption.NETTY_IO_SHUTDOWN_UNIT, "MILLISECONDS")
+            .withInt(DefaultDriverOption.NETTY_ADMIN_SHUTDOWN_QUIET_PERIOD, 100)
+            .withInt(DefaultDriverOption.NETTY_ADMIN_SHUTDOWN_TIMEOUT, 2000)
+            .withString(DefaultDriverOption.NETTY_ADMIN_SHUTDOWN_UNIT, "MILLISECONDS");
     if (access.truststore() != null) {
       builder
           .withString(DefaultDriverOption.SSL_ENGINE_FACTORY_CLASS, "DefaultSslEngineFactory")
