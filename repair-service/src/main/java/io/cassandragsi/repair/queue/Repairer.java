@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Applies the sibling diff for one marker group: reads the versions around the marked tids, asks
- * the pure {@link TablePlan#diff} what to write, and writes it at each version's TS.
+ * the pure {@link TablePlan#diff} what to write at each version's TS, and hands that to a sink.
  */
 public final class Repairer {
     private static final Logger LOG = LoggerFactory.getLogger(Repairer.class);
@@ -165,15 +165,10 @@ public final class Repairer {
         return new CoalescedWrites(catalog::execute, inFlight);
     }
 
-    /** Repairs a group with what {@link #prefetch} read for it (null: it reads alone), writing at once. */
-    public Outcome repair(MarkerGroup g, Prefetched pre) {
-        return repair(g, pre, null);
-    }
-
     /**
      * Repairs a group with what {@link #prefetch} read for it (null: it reads alone); its index
-     * writes go to {@code sink} (null: written at once and waited for). The group is repaired only
-     * once they are written.
+     * writes go to {@code sink} ({@link CoalescedWrites}): the group is repaired only once they
+     * are written.
      */
     public Outcome repair(MarkerGroup g, Prefetched pre, Sink sink) {
         Catalog.Indexed table = catalog.table(g.keyspace(), g.table());
@@ -399,20 +394,11 @@ public final class Repairer {
     }
 
     /**
-     * Writes index changes, one statement per index partition, to {@code sink}, or (null) at once,
-     * waiting for them; every write is idempotent, so a failure is retried whole.
+     * Hands index changes, one statement per index partition, to {@code sink}, and counts them;
+     * every write is idempotent, so a failure is retried whole.
      */
     private void apply(Catalog.Indexed table, List<TablePlan.IndexWrite> writes, Sink sink) {
-        List<Statement<?>> statements = table.statements(writes, write);
-        List<CompletableFuture<?>> pending = new ArrayList<>();
-        if (sink != null) {
-            sink.write(statements);
-        } else {
-            for (Statement<?> st : statements) {
-                inFlight.acquireUninterruptibly();
-                pending.add(catalog.execute(st).toCompletableFuture().whenComplete((r, x) -> inFlight.release()));
-            }
-        }
+        sink.write(table.statements(writes, write));
         for (TablePlan.IndexWrite w : writes) {
             LongAdder[] counters = perIndex.computeIfAbsent(
                     table.definition.qualifiedName() + "/" + w.index().index().name(), k -> new LongAdder[] {new LongAdder(), new LongAdder()});
@@ -424,6 +410,5 @@ public final class Repairer {
                 counters[1].increment();
             }
         }
-        CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])).join();
     }
 }

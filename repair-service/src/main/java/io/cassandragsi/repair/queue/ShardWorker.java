@@ -292,16 +292,27 @@ final class ShardWorker {
                 pendingIds.removeAll(p.group.markerIds());
             }
         }
-        for (Pending p : due) {
-            Repairer.Outcome outcome;
+        CoalescedWrites writes = repairer.coalesced();
+        Repairer.Outcome[] done = new Repairer.Outcome[due.size()];
+        for (int i = 0; i < due.size(); i++) {
+            Pending p = due.get(i);
             try {
-                outcome = repairer.repair(p.group, null);
+                done[i] = repairer.repair(p.group, null, writes.sink(i));
             } catch (RuntimeException e) {
                 metrics.errors.increment();
                 LOG.debug("shard {}: retry of {}.{} failed again: {}", shard, p.group.keyspace(), p.group.table(), rootMessage(e));
-                outcome = null;
             }
-            finish(p.group, outcome, p.attempts, nowMillis);
+        }
+        Map<Integer, Throwable> failed = writes.send();
+        for (int i = 0; i < due.size(); i++) {
+            Pending p = due.get(i);
+            if (done[i] != null && failed.containsKey(i)) {
+                metrics.errors.increment();
+                LOG.debug("shard {}: index writes of a retry of {}.{} failed again: {}", shard, p.group.keyspace(), p.group.table(),
+                        rootMessage(failed.get(i)));
+                done[i] = null;
+            }
+            finish(p.group, done[i], p.attempts, nowMillis);
         }
     }
 
