@@ -189,7 +189,7 @@ public final class TablePlan {
     }
 
     /** One write the repair service makes to an index table. */
-    public sealed interface IndexWrite permits Upsert, MarkDeleted, Reconciled {
+    public sealed interface IndexWrite permits Upsert, MarkDeleted, Reconciled, Removed {
         IndexPlan index();
 
         List<ByteBuffer> key();
@@ -223,6 +223,13 @@ public final class TablePlan {
      */
     public record Reconciled(IndexPlan index, List<ByteBuffer> key, ByteBuffer tid, long timestamp, int ttl, ProjCell[] proj)
             implements IndexWrite {}
+
+    /**
+     * The entry of an index that keeps one per version, whose version went away: the entry row is
+     * deleted at {@code timestamp} (such entries have no {@code _deleted}; {@link
+     * VersionRecompute#perVersion}).
+     */
+    public record Removed(IndexPlan index, List<ByteBuffer> key, long timestamp) implements IndexWrite {}
 
     /** Entry stopped matching at version {@code deletedAt}: {@code _deleted = deletedAt} at TS(deletedAt). */
     public record MarkDeleted(IndexPlan index, List<ByteBuffer> key, ByteBuffer deletedAt, long timestamp) implements IndexWrite {}

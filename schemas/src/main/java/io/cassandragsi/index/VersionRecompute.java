@@ -164,6 +164,86 @@ public final class VersionRecompute {
         return out;
     }
 
+    /**
+     * What a recompute writes to an index that keeps one entry per version (its key holds the tid):
+     * the entries of versions that went away are deleted, the entries of remaining versions that an
+     * earlier recompute may have deleted are written again. Such entries have no {@code _deleted}:
+     * a row delete is the only way to make one stop matching, and it shadows every write at or
+     * below its timestamp. So every recompute writes at one timestamp {@code at} above everything
+     * that may have written those entries before: above each version's TS (the trigger), above the
+     * recorded keys' write times, and above {@code recomputedAt} (the highest timestamp an earlier
+     * recompute of the row wrote at, the rows table's {@code _w}). A version that is written again
+     * after its entry was deleted has a TS not above {@code recomputedAt}, so its marker makes the
+     * service recompute the row ({@link #needsRecompute}), and the entry comes back at a higher
+     * {@code at}.
+     *
+     * @param ascending the versions that remain, ascending
+     * @param recorded each recorded entry key of this index (the rows table's {@code _vkeys}) and its write time
+     * @param recomputedAt the highest timestamp an earlier recompute wrote at (Long.MIN_VALUE: none)
+     * @param floor the least timestamp to write at (the marked version's expiry, say)
+     */
+    public static PerVersion perVersion(TablePlan plan, IndexPlan index, List<? extends VersionRow> ascending,
+            Map<List<ByteBuffer>, Long> recorded, long recomputedAt, long floor) {
+        if (!index.perVersion()) {
+            throw new IllegalArgumentException("index " + index.index().name() + " keeps one entry per row: recompute it with recompute()");
+        }
+        Map<List<ByteBuffer>, VersionRow> remaining = new java.util.LinkedHashMap<>();
+        for (VersionRow v : ascending) {
+            List<ByteBuffer> key = plan.entryKey(index, v);
+            if (key != null) {
+                remaining.put(key, v);
+            }
+        }
+        List<List<ByteBuffer>> gone = new ArrayList<>();
+        long at = Math.max(floor, recomputedAt == Long.MIN_VALUE ? Long.MIN_VALUE : recomputedAt + 1);
+        for (Map.Entry<List<ByteBuffer>, Long> k : recorded.entrySet()) {
+            if (!remaining.containsKey(k.getKey())) {
+                gone.add(k.getKey());
+                at = Math.max(at, k.getValue() + 1);
+            }
+        }
+        List<VersionRow> again = new ArrayList<>();
+        List<List<ByteBuffer>> record = new ArrayList<>();
+        for (Map.Entry<List<ByteBuffer>, VersionRow> r : remaining.entrySet()) {
+            long ts = WriteTimestamps.ofSerialized(r.getValue().get(plan.tidAttribute()));
+            if (recomputedAt != Long.MIN_VALUE && ts <= recomputedAt) {
+                again.add(r.getValue()); // an earlier recompute may have deleted its entry (it went away, and came back)
+            }
+            if (!recorded.containsKey(r.getKey())) {
+                record.add(r.getKey()); // its element was removed when it went away, or it predates the rows table
+            }
+            at = Math.max(at, ts + 1);
+        }
+        List<TablePlan.IndexWrite> writes = new ArrayList<>();
+        if (gone.isEmpty() && again.isEmpty() && record.isEmpty()) {
+            return new PerVersion(index, writes, Map.of(), List.of(), Long.MIN_VALUE);
+        }
+        Map<List<ByteBuffer>, Long> unrecord = new java.util.LinkedHashMap<>();
+        for (List<ByteBuffer> key : gone) {
+            writes.add(new TablePlan.Removed(index, key, at));
+            unrecord.put(key, recorded.get(key));
+        }
+        for (VersionRow v : again) {
+            ByteBuffer tid = v.get(plan.tidAttribute());
+            for (TablePlan.Entry e : plan.derive(v).entries()) {
+                if (e.index() == index) {
+                    writes.add(new TablePlan.Upsert(e, tid, at));
+                }
+            }
+        }
+        return new PerVersion(index, writes, unrecord, record, at);
+    }
+
+    /**
+     * A per-version recompute: the index writes, all at {@code at} (Long.MIN_VALUE: nothing to do);
+     * the recorded keys to remove from the rows table once those writes are done, each at its own
+     * write time (a version written again at that TS has its element shadowed, but its marker
+     * makes the service recompute the row, which records it again); and the keys to record, at
+     * {@code at}.
+     */
+    public record PerVersion(IndexPlan index, List<TablePlan.IndexWrite> writes, Map<List<ByteBuffer>, Long> unrecord, List<List<ByteBuffer>> record,
+            long at) {}
+
     private static long ticks(ByteBuffer tid) {
         return WriteTimestamps.ofSerialized(tid);
     }

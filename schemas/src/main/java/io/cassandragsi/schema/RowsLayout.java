@@ -20,7 +20,12 @@ import java.util.stream.Collectors;
  *       write is visible; on a versioned table, the highest TS a recompute of the row wrote at (a
  *       version not above it is recomputed, not diffed);
  *   <li>{@value #PARTITION_WRITTEN} (static, when the row key has clustering columns): the same
- *       for range and partition deletes.
+ *       for range and partition deletes;
+ *   <li>{@value #VERSION_KEYS} (a versioned table with an index that keeps an entry per version):
+ *       the entry keys of such indexes, one element per version and index, written at the
+ *       version's TS, so that a delete of the version (which carries no values) finds its entry.
+ *       Apart from {@value #KEYS}, because only a recompute reads it, not every sibling diff. The
+ *       service removes an element at its own write time once its entry is deleted.
  * </ul>
  * Its partition key is the base table's, so the trigger's write to it joins the base write's own
  * mutation (no extra mutation in the batch). It is written only by this project.
@@ -29,6 +34,7 @@ public final class RowsLayout {
     public static final String KEYS = "_keys";
     public static final String WRITTEN = "_w";
     public static final String PARTITION_WRITTEN = "_pw";
+    public static final String VERSION_KEYS = "_vkeys";
     public static final String COMMENT_KEY = "gsi_rows";
 
     private RowsLayout() {}
@@ -38,9 +44,22 @@ public final class RowsLayout {
         return "idx_" + table + "__rows";
     }
 
-    /** True when a definition needs a rows table: it has an index that keeps one entry per row across versions. */
+    /**
+     * True when a definition needs a rows table: it has an index (one that keeps one entry per row
+     * across versions needs {@value #KEYS}, one per version {@value #VERSION_KEYS}).
+     */
     public static boolean needed(TableDef def) {
-        return def.indexes().values().stream().anyMatch(i -> !i.perVersion());
+        return !def.indexes().isEmpty();
+    }
+
+    /** True when the rows table has {@value #VERSION_KEYS}: the table has an index that keeps an entry per version. */
+    public static boolean hasVersionKeys(TableDef def) {
+        return def.indexes().values().stream().anyMatch(Index::perVersion);
+    }
+
+    /** The statement that adds {@value #VERSION_KEYS} to a rows table made before it existed. */
+    public static String addVersionKeys(TableDef def) {
+        return "ALTER TABLE " + Cql.qualified(def.keyspace(), tableName(def.table())) + " ADD " + Cql.quote(VERSION_KEYS) + " set<blob>;";
     }
 
     /** The row key: the partition key, then the clustering columns before the tid (all of them when unversioned). */
@@ -60,6 +79,9 @@ public final class RowsLayout {
         lines.add("  " + Cql.quote(WRITTEN) + " bigint");
         if (!clustering.isEmpty()) {
             lines.add("  " + Cql.quote(PARTITION_WRITTEN) + " bigint static");
+        }
+        if (hasVersionKeys(def)) {
+            lines.add("  " + Cql.quote(VERSION_KEYS) + " set<blob>");
         }
         String pk = "(" + def.partitionKey().stream().map(Column::cqlName).collect(Collectors.joining(", ")) + ")"
                 + clustering.stream().map(c -> ", " + c.cqlName()).collect(Collectors.joining());

@@ -19,6 +19,11 @@ class VersionRecomputeTest {
     private static final TableDef DEF = Definitions.read(Path.of("examples/revisions.json"));
     private static final TablePlan PLAN = TablePlan.of(DEF);
     private static final IndexPlan BY_LENGTH = PLAN.indexes().get(0);
+    private static final IndexPlan BY_TID = PLAN.indexes().get(1);
+
+    private static List<ByteBuffer> tidKey(long ticks) {
+        return List.of(Tids.bytes(tid(ticks)), text("k"));
+    }
 
     private static ByteBuffer text(String s) {
         return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
@@ -186,5 +191,55 @@ class VersionRecomputeTest {
         TablePlan.Reconciled plain = (TablePlan.Reconciled) VersionRecompute.recompute(PLAN, BY_LENGTH, List.of(new Version(100, 10, "a")),
                 List.of(key(10)), Map.of()).get(0);
         assertThat(plain.timestamp()).isEqualTo(100);
+    }
+
+    @Test
+    void should_delete_the_per_version_entry_of_a_deleted_version_above_every_write_it_had_and_forget_its_key() {
+        // v1 (TS 100) and v2 (TS 200) were recorded by the trigger at their TS; v2 was deleted
+        Map<List<ByteBuffer>, Long> recorded = Map.of(tidKey(100), 100L, tidKey(200), 200L);
+        VersionRecompute.PerVersion pv = VersionRecompute.perVersion(PLAN, BY_TID, List.of(new Version(100, 10, "a")), recorded,
+                Long.MIN_VALUE, Long.MIN_VALUE);
+
+        assertThat(pv.writes()).singleElement().isInstanceOfSatisfying(TablePlan.Removed.class, r -> {
+            assertThat(r.key()).isEqualTo(tidKey(200));
+            assertThat(r.timestamp()).as("above v2's own writes at TS 200").isEqualTo(201);
+        });
+        assertThat(pv.at()).isEqualTo(201);
+        assertThat(pv.unrecord()).as("its key, removed at the write time it was read with").containsExactly(Map.entry(tidKey(200), 200L));
+        assertThat(pv.record()).isEmpty();
+    }
+
+    @Test
+    void should_write_a_version_that_came_back_above_the_delete_of_its_entry_and_record_its_key_again() {
+        // v2 (TS 200) was deleted and its entry deleted at 201 (recorded as the recompute's highest); then v2 was written again:
+        // the trigger's entry at TS 200 lost to that delete, and its key, removed at 200, too
+        VersionRecompute.PerVersion pv = VersionRecompute.perVersion(PLAN, BY_TID, List.of(new Version(100, 10, "a"), new Version(200, 10, "a")),
+                Map.of(tidKey(100), 100L), 201, Long.MIN_VALUE);
+
+        assertThat(pv.at()).isEqualTo(202);
+        assertThat(pv.writes()).allSatisfy(w -> {
+            assertThat(w).isInstanceOf(TablePlan.Upsert.class);
+            assertThat(w.timestamp()).as("above the delete at 201").isEqualTo(202);
+        }).extracting(TablePlan.IndexWrite::key).containsExactlyInAnyOrder(tidKey(100), tidKey(200));
+        assertThat(pv.record()).containsExactly(tidKey(200));
+        assertThat(pv.unrecord()).isEmpty();
+    }
+
+    @Test
+    void should_write_nothing_for_per_version_entries_when_every_recorded_version_remains() {
+        VersionRecompute.PerVersion pv = VersionRecompute.perVersion(PLAN, BY_TID, List.of(new Version(100, 10, "a"), new Version(200, 20, "b")),
+                Map.of(tidKey(100), 100L, tidKey(200), 200L), Long.MIN_VALUE, Long.MIN_VALUE);
+
+        assertThat(pv.writes()).isEmpty();
+        assertThat(pv.at()).isEqualTo(Long.MIN_VALUE);
+    }
+
+    @Test
+    void should_delete_above_a_key_a_recompute_recorded_at_a_later_time() {
+        // v2's key was recorded again by a recompute at 500 (it had come back); now v2 is gone again
+        VersionRecompute.PerVersion pv = VersionRecompute.perVersion(PLAN, BY_TID, List.of(), Map.of(tidKey(200), 500L), 500, Long.MIN_VALUE);
+
+        assertThat(pv.writes()).singleElement().satisfies(w -> assertThat(w.timestamp()).isEqualTo(501));
+        assertThat(pv.unrecord()).containsExactly(Map.entry(tidKey(200), 500L));
     }
 }

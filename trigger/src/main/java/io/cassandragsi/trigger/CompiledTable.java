@@ -68,7 +68,8 @@ final class CompiledTable {
     private record Target(TableMetadata table, ColumnMetadata[] proj, ColumnMetadata tid, ColumnMetadata deleted) {}
 
     /** The rows table of an unversioned table ({@link RowsLayout}). */
-    private record Rows(TableMetadata table, ColumnMetadata keys, ColumnMetadata written, ColumnMetadata partitionWritten) {}
+    private record Rows(TableMetadata table, ColumnMetadata keys, ColumnMetadata written, ColumnMetadata partitionWritten,
+            ColumnMetadata versionKeys) {}
 
     /** The work-queue table and its settings. */
     private record Queue(TableMetadata table, QueueLayout.Settings settings, ColumnMetadata keyspaceName,
@@ -203,7 +204,7 @@ final class CompiledTable {
         TableMetadata r = ksm.tables.getNullable(RowsLayout.tableName(base.name));
         Rows rows = r == null || r.getColumn(ByteBufferUtil.bytes(RowsLayout.KEYS)) == null ? null
                 : new Rows(r, r.getColumn(ByteBufferUtil.bytes(RowsLayout.KEYS)), r.getColumn(ByteBufferUtil.bytes(RowsLayout.WRITTEN)),
-                        r.getColumn(ByteBufferUtil.bytes(RowsLayout.PARTITION_WRITTEN)));
+                        r.getColumn(ByteBufferUtil.bytes(RowsLayout.PARTITION_WRITTEN)), r.getColumn(ByteBufferUtil.bytes(RowsLayout.VERSION_KEYS)));
         if (rows == null && !chosen.versioned() && !indexes.isEmpty()) {
             metrics.skippedIndexes.add(indexes.size());
             IndexTrigger.LOG.error("gsi trigger: not maintaining the indexes of {}.{}: unversioned, and its rows table {} is missing;"
@@ -475,6 +476,11 @@ final class CompiledTable {
         return rows != null;
     }
 
+    /** True when the rows table records the entry keys of per-version indexes (not one made before {@code _vkeys}: schema apply adds it). */
+    boolean recordsVersionKeys() {
+        return rows != null && rows.versionKeys() != null;
+    }
+
     /**
      * One entry of an unversioned table (README, the timestamp rule for unversioned tables): every
      * cell mirrors the base cell it comes from, at ten times its timestamp and with its TTL;
@@ -549,8 +555,11 @@ final class CompiledTable {
         return builder.build();
     }
 
-    /** An entry key a version gave its row, and the version's TS (the {@code _keys} element's write time). */
-    record RecordedKey(ByteBuffer element, long ts) {}
+    /**
+     * An entry key a version gave its row, and the version's TS (the element's write time); in
+     * {@code _vkeys} for an index that keeps an entry per version, else in {@code _keys}.
+     */
+    record RecordedKey(ByteBuffer element, long ts, boolean perVersion) {}
 
     /**
      * The rows-table row of a versioned row (partition key and clustering prefix): the entry keys its
@@ -562,7 +571,11 @@ final class CompiledTable {
         Row.Builder builder = BTreeRow.unsortedBuilder();
         builder.newRow(prefix.isEmpty() ? Clustering.EMPTY : Clustering.make(prefix.toArray(new ByteBuffer[0])));
         for (RecordedKey k : keys) {
-            addKey(builder, k.element(), k.ts());
+            if (!k.perVersion()) {
+                addKey(builder, k.element(), k.ts());
+            } else {
+                builder.addCell(BufferCell.live(rows.versionKeys(), k.ts(), ByteBufferUtil.EMPTY_BYTE_BUFFER, CellPath.create(k.element())));
+            }
         }
         return builder.build();
     }

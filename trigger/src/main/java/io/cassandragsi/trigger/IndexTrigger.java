@@ -291,8 +291,9 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
         List<TablePlan.Entry> entries = derivation.entries();
         for (TablePlan.Entry entry : entries) {
             out.add(table.entryMutation(table.plan.indexes().indexOf(entry.index()), entry, tid, ts, nowInSec, values));
-            if (!entry.index().perVersion()) {
-                recorded.add(new CompiledTable.RecordedKey(RowsLayout.element(entry.index().index().name(), entry.key()), ts));
+            if (!entry.index().perVersion() || table.recordsVersionKeys()) {
+                recorded.add(new CompiledTable.RecordedKey(RowsLayout.element(entry.index().index().name(), entry.key()), ts,
+                        entry.index().perVersion()));
             }
         }
         metrics.entries.add(entries.size());

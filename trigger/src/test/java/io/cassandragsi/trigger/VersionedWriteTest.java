@@ -128,6 +128,13 @@ class VersionedWriteTest {
                     List.of(IntegerType.instance.decompose(BigInteger.valueOf(1024)), ByteBufferUtil.bytes("Main_Page"))));
             assertThat(k.timestamp()).isEqualTo(ts(tid));
         });
+        // and, apart, the per-version entry's key, so that a delete of the version finds that entry
+        List<Cell<?>> versionKeys = new ArrayList<>();
+        onlyRow(rows).getComplexColumnData(rowsTable.getColumn(ByteBufferUtil.bytes(RowsLayout.VERSION_KEYS))).forEach(versionKeys::add);
+        assertThat(versionKeys).singleElement().satisfies(k -> {
+            assertThat(k.path().get(0)).isEqualTo(RowsLayout.element("by_tid", List.of(TimeUUID.fromUuid(tid).toBytes(), ByteBufferUtil.bytes("Main_Page"))));
+            assertThat(k.timestamp()).isEqualTo(ts(tid));
+        });
 
         Marker marker = onlyMarker(out);
         assertThat(marker.keyspace()).isEqualTo(KS);

@@ -332,7 +332,11 @@ final class Check {
         if (table.records != null && highest != Long.MIN_VALUE) {
             table.records.recordRecompute(rowKey, highest, write); // later diffs of this row's versions recompute it (Repairer)
         }
-        for (Statement<?> st : table.statements(writes, write)) {
+        List<Statement<?>> statements = new ArrayList<>(table.statements(writes, write));
+        if (table.records != null) {
+            statements.addAll(table.records.versionKeysOf(rowKey, writes, write)); // so that a delete of the version finds the entry
+        }
+        for (Statement<?> st : statements) {
             pending.add(inFlight.submit(() -> table.execute(st)));
         }
         progress.writes(writes.size());

@@ -191,7 +191,11 @@ final class Rebuild {
             if (table.records != null && !keys.isEmpty()) {
                 table.records.addKeys(rowKey, keys, 0, write); // so that deletes of these versions find their entries
             }
-            for (Statement<?> st : table.statements(writes, write)) {
+            List<Statement<?>> statements = new ArrayList<>(table.statements(writes, write));
+            if (table.records != null) {
+                statements.addAll(table.records.versionKeysOf(rowKey, writes, write)); // the same for per-version entries
+            }
+            for (Statement<?> st : statements) {
                 pending.add(inFlight.submit(() -> table.execute(st)));
             }
             counts[1] += writes.size();

@@ -253,10 +253,14 @@ public final class Repairer {
             List<Versions.Version> versions = rows.getOrDefault(rowKey, List.of());
             RowsTable.RowRecord record = records.getOrDefault(rowKey, RowsTable.none(rowKey));
             Map<String, List<List<ByteBuffer>>> unrecorded = new LinkedHashMap<>();
+            List<VersionRecompute.PerVersion> perVersion = perVersion(table, versions, record);
+            Set<List<ByteBuffer>> writtenAgain = new java.util.HashSet<>();
+            perVersion.forEach(pv -> pv.writes().forEach(w -> writtenAgain.add(w.key())));
             for (IndexPlan plan : table.plan.indexes()) {
                 if (plan.perVersion()) {
                     for (Versions.Version v : versions) { // per-version entries of the remaining versions, at their TS
-                        writes.addAll(table.plan.diff(List.of(v), true).stream().filter(w -> w.index() == plan).toList());
+                        writes.addAll(table.plan.diff(List.of(v), true).stream()
+                                .filter(w -> w.index() == plan && !writtenAgain.contains(w.key())).toList());
                     }
                     continue;
                 }
@@ -288,14 +292,70 @@ public final class Repairer {
             if (table.records != null) {
                 // before the corrections: a diff that runs after them must see that they may be above its versions
                 long highest = VersionRecompute.highestTimestamp(writes.subList(rowStart, writes.size()));
+                for (VersionRecompute.PerVersion pv : perVersion) {
+                    highest = Math.max(highest, pv.at());
+                }
                 if (highest != Long.MIN_VALUE) {
                     table.records.recordRecompute(rowKey, highest, write);
                 }
             }
+            applyPerVersion(table, rowKey, perVersion);
         }
         apply(table, writes, sink);
         diffs.increment();
         return Outcome.AGAIN;
+    }
+
+    /**
+     * The per-version indexes' part of a row's recompute ({@link VersionRecompute#perVersion}): the
+     * entries of versions that went away are deleted, those of versions that came back are written
+     * again. Empty when the rows table does not record their keys (made before it did).
+     */
+    private static List<VersionRecompute.PerVersion> perVersion(Catalog.Indexed table, List<Versions.Version> versions,
+            RowsTable.RowRecord record) {
+        List<VersionRecompute.PerVersion> out = new ArrayList<>();
+        if (table.records == null || !table.records.recordsVersionKeys()) {
+            return out;
+        }
+        for (IndexPlan plan : table.plan.indexes()) {
+            if (plan.perVersion()) {
+                VersionRecompute.PerVersion pv = VersionRecompute.perVersion(table.plan, plan, versions,
+                        record.versionKeys(plan.index().name()), record.written(), Long.MIN_VALUE);
+                if (pv.at() != Long.MIN_VALUE) {
+                    out.add(pv);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Writes a row's per-version corrections, then updates the keys the rows table records: an
+     * element is removed only once its entry's delete is written (were it removed first and the
+     * delete lost, nothing would find the entry again). Synchronous: such recomputes are rare.
+     */
+    private void applyPerVersion(Catalog.Indexed table, List<ByteBuffer> rowKey, List<VersionRecompute.PerVersion> perVersion) {
+        if (perVersion.isEmpty()) {
+            return;
+        }
+        List<TablePlan.IndexWrite> writes = new ArrayList<>();
+        Map<String, Map<List<ByteBuffer>, Long>> unrecord = new LinkedHashMap<>();
+        Map<String, List<List<ByteBuffer>>> record = new LinkedHashMap<>();
+        long at = Long.MIN_VALUE;
+        for (VersionRecompute.PerVersion pv : perVersion) {
+            writes.addAll(pv.writes());
+            at = Math.max(at, pv.at());
+            unrecord.put(pv.index().index().name(), pv.unrecord());
+            record.put(pv.index().index().name(), pv.record());
+        }
+        List<CompletableFuture<?>> done = new ArrayList<>();
+        for (com.datastax.oss.driver.api.core.cql.Statement<?> st : table.statements(writes, write)) {
+            done.add(table.execute(st).toCompletableFuture());
+        }
+        CompletableFuture.allOf(done.toArray(new CompletableFuture<?>[0])).join();
+        count(table, writes);
+        table.records.addVersionKeys(rowKey, record, at, write);
+        table.records.removeVersionKeys(rowKey, unrecord, write);
     }
 
     /** The entries of the given keys (per index name), as the index holds them, per index. */
@@ -399,10 +459,14 @@ public final class Repairer {
      */
     private void apply(Catalog.Indexed table, List<TablePlan.IndexWrite> writes, Sink sink) {
         sink.write(table.statements(writes, write));
+        count(table, writes);
+    }
+
+    private void count(Catalog.Indexed table, List<TablePlan.IndexWrite> writes) {
         for (TablePlan.IndexWrite w : writes) {
             LongAdder[] counters = perIndex.computeIfAbsent(
                     table.definition.qualifiedName() + "/" + w.index().index().name(), k -> new LongAdder[] {new LongAdder(), new LongAdder()});
-            if (w instanceof TablePlan.MarkDeleted) {
+            if (w instanceof TablePlan.MarkDeleted || w instanceof TablePlan.Removed) {
                 markedDeleted.increment();
                 counters[0].increment();
             } else {

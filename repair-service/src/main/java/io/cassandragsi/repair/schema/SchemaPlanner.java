@@ -8,6 +8,7 @@ import io.cassandragsi.schema.CqlGenerator.Statement;
 import io.cassandragsi.schema.DefinitionException;
 import io.cassandragsi.schema.Index;
 import io.cassandragsi.schema.QueueLayout;
+import io.cassandragsi.schema.RowsLayout;
 import io.cassandragsi.schema.TableDef;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -116,18 +117,7 @@ public final class SchemaPlanner {
         if (errors.size() > errorsBefore) {
             return; // the base table cannot be used: its indexes are moot
         }
-        if (io.cassandragsi.schema.RowsLayout.needed(def)
-                && live.table(def.keyspace(), io.cassandragsi.schema.RowsLayout.tableName(def.table())).isEmpty()) {
-            statements.add(new Statement("create rows table " + def.keyspace() + "." + io.cassandragsi.schema.RowsLayout.tableName(def.table())
-                    + " (the entry keys each row has had)", io.cassandragsi.schema.RowsLayout.createTable(def)));
-            if (base.isPresent()) {
-                for (Index index : def.indexes().values()) {
-                    if (!index.perVersion() && live.table(def.keyspace(), index.tableName()).isPresent()) {
-                        rebuild.add(candidate(def, index, "new rows table"));
-                    }
-                }
-            }
-        }
+        planRowsTable(def, live, base.isPresent());
         for (Index index : def.indexes().values()) {
             Optional<LiveTable> table = live.table(def.keyspace(), index.tableName());
             if (table.isEmpty()) {
@@ -165,6 +155,35 @@ public final class SchemaPlanner {
                 errors.add(def.qualifiedName() + ": has a trigger named " + CqlGenerator.TRIGGER_NAME + " with class "
                         + triggerClass + ", not " + CqlGenerator.TRIGGER_CLASS + "; drop it (DROP TRIGGER "
                         + CqlGenerator.TRIGGER_NAME + " ON " + def.qualifiedName() + ") and apply again");
+            }
+        }
+    }
+
+    /**
+     * The rows table: created when missing, and given {@value RowsLayout#VERSION_KEYS} when the
+     * definition has a per-version index and the table predates that column. Existing indexes
+     * whose keys it does not record yet are rebuild candidates (a rebuild records them).
+     */
+    private void planRowsTable(TableDef def, LiveSchema live, boolean baseExists) {
+        if (!RowsLayout.needed(def)) {
+            return;
+        }
+        String name = def.keyspace() + "." + RowsLayout.tableName(def.table());
+        Optional<LiveTable> rows = live.table(def.keyspace(), RowsLayout.tableName(def.table()));
+        if (rows.isEmpty()) {
+            statements.add(new Statement("create rows table " + name + " (the entry keys each row has had)", RowsLayout.createTable(def)));
+        } else if (RowsLayout.hasVersionKeys(def) && !rows.get().columns().containsKey(RowsLayout.VERSION_KEYS)) {
+            statements.add(new Statement("add " + RowsLayout.VERSION_KEYS + " to rows table " + name
+                    + " (the entry keys of per-version indexes, so that deletes of versions find their entries)", RowsLayout.addVersionKeys(def)));
+        } else {
+            return;
+        }
+        if (baseExists) {
+            for (Index index : def.indexes().values()) {
+                boolean recordedBefore = rows.isPresent() && !index.perVersion();
+                if (!recordedBefore && live.table(def.keyspace(), index.tableName()).isPresent()) {
+                    rebuild.add(candidate(def, index, rows.isEmpty() ? "new rows table" : "rows table records per-version keys"));
+                }
             }
         }
     }

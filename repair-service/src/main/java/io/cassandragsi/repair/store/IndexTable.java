@@ -46,6 +46,8 @@ public final class IndexTable {
     private final PreparedStatement setTid;
     private final PreparedStatement[] setProj;
     private final PreparedStatement[] deleteProj;
+    /** Deletes an entry row (a per-version index's entry whose version went away; null for any other index). */
+    private final PreparedStatement remove;
 
     /**
      * The shape of a read: how many range attributes the path fixes, and the operators ({@code >},
@@ -68,6 +70,7 @@ public final class IndexTable {
         String whereKey = " WHERE " + index.keyColumns().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         this.markDeleted = index.perVersion() ? null : session.prepare("UPDATE " + table + " USING TIMESTAMP ? SET "
                 + Cql.quote(Index.DELETED_COLUMN) + " = ?" + whereKey);
+        this.remove = index.perVersion() ? session.prepare("DELETE FROM " + table + " USING TIMESTAMP ?" + whereKey) : null;
         if (index.perVersion()) {
             this.entryState = null;
             this.setTid = null;
@@ -259,14 +262,21 @@ public final class IndexTable {
             b.setLong(i, u.timestamp());
             return b.setConsistencyLevel(cl).setIdempotence(true).build();
         }
-        TablePlan.MarkDeleted m = (TablePlan.MarkDeleted) write;
-        BoundStatementBuilder b = markDeleted.boundStatementBuilder().setLong(0, m.timestamp())
-                .setBytesUnsafe(1, m.deletedAt().duplicate());
-        int i = 2;
-        for (ByteBuffer k : m.key()) {
+        BoundStatementBuilder b;
+        int first;
+        if (write instanceof TablePlan.Removed r) {
+            b = remove.boundStatementBuilder().setLong(0, r.timestamp());
+            first = 1;
+        } else {
+            TablePlan.MarkDeleted m = (TablePlan.MarkDeleted) write;
+            b = markDeleted.boundStatementBuilder().setLong(0, m.timestamp()).setBytesUnsafe(1, m.deletedAt().duplicate());
+            first = 2;
+        }
+        int i = first;
+        for (ByteBuffer k : write.key()) {
             b.setBytesUnsafe(i++, k.duplicate());
         }
-        if (i - 2 != keySize) {
+        if (i - first != keySize) {
             throw new IllegalStateException("key size mismatch for " + plan.tableName());
         }
         return b.setConsistencyLevel(cl).setIdempotence(true).build();

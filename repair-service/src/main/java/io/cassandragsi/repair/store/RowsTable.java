@@ -38,6 +38,12 @@ public final class RowsTable {
     private final PreparedStatement setWritten;
     /** The records of many rows at once, where a row is a whole partition (one partition-key column, nothing before the tid). */
     private final PreparedStatement rowsIn;
+    /** Adds and removes elements of {@value RowsLayout#VERSION_KEYS} (null: the table has none). */
+    private final PreparedStatement addVersionKeys;
+    private final PreparedStatement removeVersionKeys;
+    /** Where {@code record} and {@code records} find {@value RowsLayout#VERSION_KEYS} and its write times (-1: not read). */
+    private final int rowVersionKeys;
+    private final int partitionVersionKeys;
 
     /**
      * What the rows table says of one row: its key, the entry keys it has had per index name, the
@@ -45,9 +51,17 @@ public final class RowsTable {
      * entry key's write time (on a versioned table, the TS of the newest version that had it).
      */
     public record RowRecord(List<ByteBuffer> rowKey, Map<String, Set<List<ByteBuffer>>> keys, long written,
-            Map<String, Map<List<ByteBuffer>, Long>> keyTimes) {
+            Map<String, Map<List<ByteBuffer>, Long>> keyTimes, Map<String, Map<List<ByteBuffer>, Long>> versionKeys) {
         public RowRecord(List<ByteBuffer> rowKey, Map<String, Set<List<ByteBuffer>>> keys, long written) {
-            this(rowKey, keys, written, Map.of());
+            this(rowKey, keys, written, Map.of(), Map.of());
+        }
+
+        /**
+         * The entry keys of an index that keeps one entry per version, with their write times
+         * (read by {@link RowsTable#record} and {@link RowsTable#records} only).
+         */
+        public Map<List<ByteBuffer>, Long> versionKeys(String index) {
+            return versionKeys.getOrDefault(index, Map.of());
         }
 
         public Set<List<ByteBuffer>> keys(String index) {
@@ -88,13 +102,29 @@ public final class RowsTable {
         String wherePartition = " WHERE " + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         // every select has the columns recordOf reads, in its order: row key, keys, newest write, the keys' write times
         String select = "SELECT " + key + ", " + keys + ", " + written + ", WRITETIME(" + keys + ")";
-        this.row = session.prepare(select + " FROM " + rows + whereRow);
-        this.partition = session.prepare(select + (hasClustering ? ", " + Cql.quote(RowsLayout.PARTITION_WRITTEN) : "") + " FROM " + rows
-                + wherePartition);
+        // only a recompute reads the keys of per-version indexes (record, records), not every sibling diff
+        boolean versionKeys = RowsLayout.hasVersionKeys(def) && hasColumn(session, def, RowsLayout.VERSION_KEYS);
+        String vkeys = Cql.quote(RowsLayout.VERSION_KEYS);
+        String selectVersionKeys = versionKeys ? ", " + vkeys + ", WRITETIME(" + vkeys + ")" : "";
+        this.rowVersionKeys = versionKeys ? rowKeySize + 3 : -1;
+        this.partitionVersionKeys = versionKeys ? rowKeySize + (hasClustering ? 4 : 3) : -1;
+        this.row = session.prepare(select + selectVersionKeys + " FROM " + rows + whereRow);
+        this.partition = session.prepare(select + (hasClustering ? ", " + Cql.quote(RowsLayout.PARTITION_WRITTEN) : "") + selectVersionKeys
+                + " FROM " + rows + wherePartition);
+        this.addVersionKeys = versionKeys ? session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + vkeys + " = " + vkeys + " + ?" + whereRow)
+                : null;
+        this.removeVersionKeys = versionKeys
+                ? session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + vkeys + " = " + vkeys + " - ?" + whereRow) : null;
         this.scan = session.prepare(select + " FROM " + rows + tokenRange(def));
         this.addKeys = session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + keys + " = " + keys + " + ?" + whereRow);
         this.rowsIn = rowKey.size() == 1 ? session.prepare(select + " FROM " + rows + " WHERE " + rowKey.get(0).cqlName() + " IN ? LIMIT ?") : null;
         this.setWritten = session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + written + " = ?" + whereRow);
+    }
+
+    private static boolean hasColumn(CqlSession session, TableDef def, String column) {
+        return session.getMetadata().getKeyspace(Cql.quote(def.keyspace()))
+                .flatMap(k -> k.getTable(Cql.quote(RowsLayout.tableName(def.table()))))
+                .flatMap(t -> t.getColumn(Cql.quote(column))).isPresent();
     }
 
     /** {@code WHERE token(partition key) > ? AND token(partition key) <= ?} for the table's partition key. */
@@ -114,7 +144,7 @@ public final class RowsTable {
     /** The record of one row, or null when nothing recorded it. */
     public RowRecord record(List<ByteBuffer> rowKey, ConsistencyLevel cl) {
         checkRowKey(rowKey);
-        return recordOf(session.execute(bindKey(row, rowKey, cl).build()).one());
+        return recordOf(session.execute(bindKey(row, rowKey, cl).build()).one(), rowVersionKeys);
     }
 
     /** The record of one row with each entry key's write time, read asynchronously (null when nothing recorded it). */
@@ -167,7 +197,7 @@ public final class RowsTable {
             if (hasClustering && !r.isNull(rowKeySize + 3)) {
                 partitionWritten = Math.max(partitionWritten, r.getLong(rowKeySize + 3));
             }
-            RowRecord record = recordOf(r);
+            RowRecord record = recordOf(r, partitionVersionKeys);
             if (record != null) {
                 out.add(record);
             }
@@ -192,6 +222,11 @@ public final class RowsTable {
      * or for a partition's static row alone.
      */
     private RowRecord recordOf(Row r) {
+        return recordOf(r, -1);
+    }
+
+    /** As above; {@code versionKeysAt}: where the select has {@value RowsLayout#VERSION_KEYS} and its write times (-1: none). */
+    private RowRecord recordOf(Row r, int versionKeysAt) {
         if (r == null) {
             return null;
         }
@@ -203,11 +238,21 @@ public final class RowsTable {
             }
             rowKey.add(v);
         }
-        Map<String, Set<List<ByteBuffer>>> keys = new LinkedHashMap<>();
         Map<String, Map<List<ByteBuffer>, Long>> times = new LinkedHashMap<>();
-        List<Long> written = r.getList(rowKeySize + 2, Long.class); // one per element, in the set's order
+        Map<String, Set<List<ByteBuffer>>> keys = elements(r, rowKeySize, rowKeySize + 2, times);
+        Map<String, Map<List<ByteBuffer>, Long>> versionKeys = new LinkedHashMap<>();
+        if (versionKeysAt >= 0) {
+            elements(r, versionKeysAt, versionKeysAt + 1, versionKeys);
+        }
+        return new RowRecord(rowKey, keys, r.isNull(rowKeySize + 1) ? Long.MIN_VALUE : r.getLong(rowKeySize + 1), times, versionKeys);
+    }
+
+    /** The elements of a set of entry keys (column {@code at}) per index name, with their write times (column {@code timesAt}) into {@code times}. */
+    private static Map<String, Set<List<ByteBuffer>>> elements(Row r, int at, int timesAt, Map<String, Map<List<ByteBuffer>, Long>> times) {
+        Map<String, Set<List<ByteBuffer>>> keys = new LinkedHashMap<>();
+        List<Long> written = r.getList(timesAt, Long.class); // one per element, in the set's order
         int i = 0;
-        for (ByteBuffer e : r.getSet(rowKeySize, ByteBuffer.class)) {
+        for (ByteBuffer e : r.getSet(at, ByteBuffer.class)) {
             List<ByteBuffer> parts = Composite.decode(e);
             String index = StandardCharsets.UTF_8.decode(parts.get(0).duplicate()).toString();
             List<ByteBuffer> key = Composite.decode(parts.get(1));
@@ -217,7 +262,67 @@ public final class RowsTable {
             }
             i++;
         }
-        return new RowRecord(rowKey, keys, r.isNull(rowKeySize + 1) ? Long.MIN_VALUE : r.getLong(rowKeySize + 1), times);
+        return keys;
+    }
+
+    /** True when this rows table records the entry keys of per-version indexes ({@value RowsLayout#VERSION_KEYS}). */
+    public boolean recordsVersionKeys() {
+        return addVersionKeys != null;
+    }
+
+    /** Records entry keys of per-version indexes (per index name) at {@code timestampMicros}. */
+    public void addVersionKeys(List<ByteBuffer> rowKey, Map<String, ? extends java.util.Collection<List<ByteBuffer>>> keys, long timestampMicros,
+            ConsistencyLevel cl) {
+        Set<ByteBuffer> elements = new LinkedHashSet<>();
+        keys.forEach((index, list) -> list.forEach(key -> elements.add(element(index, key))));
+        if (elements.isEmpty() || addVersionKeys == null) {
+            return;
+        }
+        session.execute(bindElements(addVersionKeys, timestampMicros, elements, rowKey).setConsistencyLevel(cl).setIdempotence(true).build());
+    }
+
+    /**
+     * The statements that record the keys of the per-version entries among {@code writes} (as a
+     * rebuild or a fix writes them, at their versions' TS), as the trigger does: one per TS.
+     */
+    public List<com.datastax.oss.driver.api.core.cql.Statement<?>> versionKeysOf(List<ByteBuffer> rowKey,
+            List<io.cassandragsi.index.TablePlan.IndexWrite> writes, ConsistencyLevel cl) {
+        List<com.datastax.oss.driver.api.core.cql.Statement<?>> out = new ArrayList<>();
+        if (addVersionKeys == null) {
+            return out;
+        }
+        Map<Long, Set<ByteBuffer>> byTime = new java.util.TreeMap<>();
+        for (io.cassandragsi.index.TablePlan.IndexWrite w : writes) {
+            if (w instanceof io.cassandragsi.index.TablePlan.Upsert && w.index().perVersion()) {
+                byTime.computeIfAbsent(w.timestamp(), t -> new LinkedHashSet<>()).add(element(w.index().index().name(), w.key()));
+            }
+        }
+        byTime.forEach((t, elements) -> out.add(bindElements(addVersionKeys, t, elements, rowKey).setConsistencyLevel(cl).setIdempotence(true).build()));
+        return out;
+    }
+
+    /**
+     * Removes entry keys of per-version indexes (per index name, each with the write time it was
+     * read with): each at its own write time, so that it shadows only the writes that recorded it
+     * then, not a later one.
+     */
+    public void removeVersionKeys(List<ByteBuffer> rowKey, Map<String, Map<List<ByteBuffer>, Long>> keys, ConsistencyLevel cl) {
+        if (removeVersionKeys == null) {
+            return;
+        }
+        Map<Long, Set<ByteBuffer>> byTime = new java.util.TreeMap<>();
+        keys.forEach((index, times) -> times.forEach((key, t) -> byTime.computeIfAbsent(t, x -> new LinkedHashSet<>()).add(element(index, key))));
+        byTime.forEach((t, elements) -> session.execute(
+                bindElements(removeVersionKeys, t, elements, rowKey).setConsistencyLevel(cl).setIdempotence(true).build()));
+    }
+
+    private BoundStatementBuilder bindElements(PreparedStatement ps, long timestamp, Set<ByteBuffer> elements, List<ByteBuffer> rowKey) {
+        checkRowKey(rowKey);
+        BoundStatementBuilder b = ps.boundStatementBuilder().setLong(0, timestamp).setSet(1, elements, ByteBuffer.class);
+        for (int i = 0; i < rowKey.size(); i++) {
+            b.setBytesUnsafe(2 + i, rowKey.get(i).duplicate());
+        }
+        return b;
     }
 
     /** A record for a row the rows table does not know. */
@@ -233,11 +338,7 @@ public final class RowsTable {
         if (elements.isEmpty()) {
             return;
         }
-        BoundStatementBuilder b = addKeys.boundStatementBuilder().setLong(0, timestampMicros).setSet(1, elements, ByteBuffer.class);
-        for (int i = 0; i < rowKey.size(); i++) {
-            b.setBytesUnsafe(2 + i, rowKey.get(i).duplicate());
-        }
-        session.execute(b.setConsistencyLevel(cl).setIdempotence(true).build());
+        session.execute(bindElements(addKeys, timestampMicros, elements, rowKey).setConsistencyLevel(cl).setIdempotence(true).build());
     }
 
     /** The rows table's element for an entry key: as the trigger writes it. */

@@ -54,6 +54,9 @@ final class LiveFixtures {
         RowsLayout.rowKey(def).forEach(c -> columns.put(c.name(), c.type().cql()));
         columns.put(RowsLayout.KEYS, "set<blob>");
         columns.put(RowsLayout.WRITTEN, "bigint");
+        if (RowsLayout.hasVersionKeys(def)) {
+            columns.put(RowsLayout.VERSION_KEYS, "set<blob>");
+        }
         return new LiveTable(def.keyspace(), RowsLayout.tableName(def.table()), live(def.partitionKey()), live(def.clusteringPrefix()),
                 columns, RowsLayout.comment(def.table()), Map.of());
     }

@@ -111,7 +111,28 @@ class SchemaPlannerTest {
         Plan plan = plan(live, def);
         assertThat(purposes(plan)).containsExactly("create rows table wiki.idx_revisions__rows (the entry keys each row has had)");
         assertThat(plan.rebuildCandidates()).as("a rebuild records the entry keys of the versions already there")
-                .extracting(Plan.RebuildCandidate::index).containsExactly("by_length");
+                .extracting(Plan.RebuildCandidate::index).containsExactly("by_length", "by_tid");
+    }
+
+    @Test
+    void should_add_the_version_keys_column_and_flag_a_rebuild_of_per_version_indexes_when_the_rows_table_predates_it() {
+        TableDef def = revisions();
+        LiveTable before = LiveFixtures.rowsTable(def);
+        Map<String, String> columns = new java.util.LinkedHashMap<>(before.columns());
+        columns.remove(io.cassandragsi.schema.RowsLayout.VERSION_KEYS);
+        LiveTable old = new LiveTable(before.keyspace(), before.name(), before.partitionKey(), before.clustering(), columns, before.comment(),
+                before.triggers());
+        LiveSchema live = LiveFixtures.project("gsi").with(LiveFixtures.baseTable(def, Map.of(CqlGenerator.TRIGGER_NAME, CqlGenerator.TRIGGER_CLASS)))
+                .with(old);
+        for (io.cassandragsi.schema.Index index : def.indexes().values()) {
+            live = live.with(LiveFixtures.indexTable(def, index));
+        }
+        Plan plan = plan(live, def);
+        assertThat(purposes(plan)).containsExactly("add _vkeys to rows table wiki.idx_revisions__rows (the entry keys of per-version indexes,"
+                + " so that deletes of versions find their entries)");
+        assertThat(plan.statements().get(0).cql()).isEqualTo("ALTER TABLE \"wiki\".\"idx_revisions__rows\" ADD \"_vkeys\" set<blob>;");
+        assertThat(plan.rebuildCandidates()).as("a rebuild records the keys of the versions already there")
+                .extracting(Plan.RebuildCandidate::index).containsExactly("by_tid");
     }
 
     @Test
