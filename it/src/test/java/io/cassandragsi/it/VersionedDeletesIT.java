@@ -154,6 +154,16 @@ class VersionedDeletesIT {
             if (v == null) {
                 return;
             }
+            if (random.nextInt(3) == 0) {
+                // the projection alone (also within the second after the tid's time, when it ties with the stored one)
+                String value = "v" + random.nextInt(4);
+                session.execute(SimpleStatement.newInstance("UPDATE " + KS + ".revisions SET value = ? WHERE key = ? AND tid = ?", value, key,
+                        v.tid()));
+                row.put(v.tid(), new Version(v.tid(), v.length(), value, 0));
+                trace(key, "rewrite " + v.tid() + " value " + value);
+                rewrites++;
+                return;
+            }
             Integer length = random.nextInt(4) == 0 ? null : (v.length() == null ? 0 : v.length() + 1) % LENGTHS;
             session.execute(length == null
                     ? SimpleStatement.newInstance("DELETE length FROM " + KS + ".revisions WHERE key = ? AND tid = ?", key, v.tid())
@@ -421,6 +431,27 @@ class VersionedDeletesIT {
             assertThat(old).as("the entry of the version's old length, rewritten within a second").isEmpty();
             assertThat(moved).extracting(m -> m.get("tid")).containsExactly(soon.toString());
             assertThat(((Number) service.status().get("rewrites")).longValue()).as("found by the diff, not the trigger's rule").isPositive();
+        }
+    }
+
+    /**
+     * A projection rewritten in place at once (within the second the trigger takes for a new
+     * version's write): at the version's TS it ties with the stored one, and Cassandra would keep
+     * the greater value; the recompute the trigger asks for writes the base's value above it.
+     */
+    @Test
+    void should_take_the_rewritten_projection_when_a_version_is_rewritten_at_once() throws Exception {
+        UUID tid = Uuids.timeBased();
+        session.execute(SimpleStatement.newInstance("INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES ('pr', ?, 104, 'zz')", tid));
+        session.execute(SimpleStatement.newInstance("UPDATE " + KS + ".revisions SET value = 'aa' WHERE key = 'pr' AND tid = ?", tid));
+        try (RepairService service = new RepairService(session, GsiConfig.defaults()).start()) {
+            long deadline = System.currentTimeMillis() + 30_000;
+            Set<Map<String, String>> items;
+            do {
+                Thread.sleep(200);
+                items = read(104);
+            } while (!(items.size() == 1 && "aa".equals(items.iterator().next().get("value"))) && System.currentTimeMillis() < deadline);
+            assertThat(items).extracting(m -> m.get("value")).as("the base's value, not the greater one").containsExactly("aa");
         }
     }
 

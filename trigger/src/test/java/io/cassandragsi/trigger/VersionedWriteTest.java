@@ -156,6 +156,19 @@ class VersionedWriteTest {
     }
 
     @Test
+    void should_queue_a_recompute_when_a_write_that_lacks_an_indexed_attribute_carries_a_projected_one() {
+        UUID tid = newTid();
+        // within the second after the tid: taken for a new version, but it may rewrite the stored one's projection in place
+        Marker projection = onlyMarker(write("UPDATE trigger_versioned.revisions SET value = 'b' WHERE key = 'u' AND tid = " + tid));
+        Marker keyOnly = onlyMarker(write("UPDATE trigger_versioned.revisions SET length = 9 WHERE key = 'u' AND tid = " + tid));
+
+        assertThat(projection.has(QueueLayout.FLAG_PARTIAL)).isTrue();
+        assertThat(projection.has(QueueLayout.FLAG_DELETE)).as("the service recomputes the row: a rewritten projection would tie").isTrue();
+        assertThat(keyOnly.has(QueueLayout.FLAG_PARTIAL)).isTrue();
+        assertThat(keyOnly.has(QueueLayout.FLAG_DELETE)).as("no projection carried: the diff completes the entry").isFalse();
+    }
+
+    @Test
     void should_write_a_projection_tombstone_and_no_partial_flag_when_the_write_sets_the_projected_attribute_to_null() {
         UUID tid = newTid();
         Collection<Mutation> out = write("INSERT INTO trigger_versioned.revisions (key, tid, length, value) VALUES ('n', " + tid
