@@ -143,6 +143,41 @@ public final class RowReconcile {
     }
 
     /**
+     * How much older than the row's newest write (microseconds) a recorded key must be before the
+     * rows table may forget it: a write still in flight (its rows-table element visible, its base
+     * cells or entry not yet) is never that old, the window the repair service already assumes
+     * (README, Limits).
+     */
+    public static final long SETTLE_MICROS = 1_000_000L;
+
+    /**
+     * The entry keys of one index that the rows table can forget (README: rows tables): recorded,
+     * not the key the row has now, written at least {@link #SETTLE_MICROS} before the row's newest
+     * write ({@code newestWrite}, the rows table's {@code _w}), and whose entry, as read before
+     * this reconcile, does not match (marked, expired or absent), so that the reconcile writes
+     * nothing for them. Nothing looks for such a key again: a later write that gives the row the
+     * key records it again, and the repair service records the key a row has (above every
+     * forgotten key's write time) before it writes that entry.
+     *
+     * @param recorded the recorded keys with their write times (microseconds)
+     */
+    public static List<List<ByteBuffer>> settled(TablePlan plan, IndexPlan index, BaseRow row, Map<List<ByteBuffer>, Long> recorded,
+            Map<List<ByteBuffer>, EntryState> entries, long newestWrite) {
+        List<ByteBuffer> current = plan.entryKey(index, row);
+        List<List<ByteBuffer>> out = new ArrayList<>();
+        if (newestWrite == Long.MIN_VALUE) {
+            return out;
+        }
+        for (Map.Entry<List<ByteBuffer>, Long> k : recorded.entrySet()) {
+            EntryState e = entries.get(k.getKey());
+            if (!k.getKey().equals(current) && k.getValue() < newestWrite - SETTLE_MICROS && (e == null || !e.matches())) {
+                out.add(k.getKey());
+            }
+        }
+        return out;
+    }
+
+    /**
      * When an entry with {@code key} stopped matching, as far as the row tells: the newest write
      * timestamp of a live key cell whose value differs from the key's; else (the cells are dead)
      * the hint.

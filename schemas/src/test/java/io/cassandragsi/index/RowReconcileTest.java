@@ -138,4 +138,29 @@ class RowReconcileTest {
         assertThat(RowReconcile.reconcile(PLAN, BY_COUNTRY, now, List.of(), Map.of(), Long.MIN_VALUE)).isEmpty();
         assertThat(RowReconcile.tidOfMicros(123)).isEqualTo(tid(1230));
     }
+
+    @Test
+    void should_forget_only_old_keys_whose_entry_no_longer_matches_and_never_the_current_one() {
+        long now = 10_000_000; // the row's newest write, microseconds
+        BaseRow row = row(cell(text("c@x"), now), BaseCell.DEAD, BaseCell.DEAD, cell(text("Ann"), 100));
+        List<ByteBuffer> marked = List.of(text("a@x"), text("u1"));
+        List<ByteBuffer> stillMatching = List.of(text("b@x"), text("u1"));
+        List<ByteBuffer> recent = List.of(text("d@x"), text("u1"));
+        List<ByteBuffer> noEntry = List.of(text("e@x"), text("u1"));
+        List<ByteBuffer> current = List.of(text("c@x"), text("u1"));
+        Map<List<ByteBuffer>, Long> recorded = new java.util.LinkedHashMap<>();
+        recorded.put(marked, 1_000L);
+        recorded.put(stillMatching, 2_000L);
+        recorded.put(recent, now - 500_000); // within the second before the newest write: may be a write in flight
+        recorded.put(noEntry, 3_000L);
+        recorded.put(current, now);
+        Map<List<ByteBuffer>, EntryState> entries = new HashMap<>();
+        entries.put(marked, entry(10_000, 20_000L, text("Ann"), 1000));
+        entries.put(stillMatching, entry(20_000, null, text("Ann"), 1000));
+        entries.put(recent, entry(30_000, 40_000L, text("Ann"), 1000));
+        entries.put(current, entry(now * 10, null, text("Ann"), 1000));
+
+        assertThat(RowReconcile.settled(PLAN, BY_EMAIL, row, recorded, entries, now)).containsExactlyInAnyOrder(marked, noEntry);
+        assertThat(RowReconcile.settled(PLAN, BY_EMAIL, row, recorded, entries, Long.MIN_VALUE)).as("no newest write known").isEmpty();
+    }
 }

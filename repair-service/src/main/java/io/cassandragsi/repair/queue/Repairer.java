@@ -69,6 +69,8 @@ public final class Repairer {
     public final LongAdder rewrites = new LongAdder();
     /** Rows the trigger left (partly) unindexed for Cassandra's size limits: a key too large, or a batch over the mutation limit. */
     public final LongAdder tooLarge = new LongAdder();
+    /** Entry keys the rows tables of unversioned tables forgot ({@link RowReconcile#settled}). */
+    public final LongAdder forgotten = new LongAdder();
     /** Diff markers whose rows were read in batches ({@link #prefetch}). */
     public final LongAdder prefetched = new LongAdder();
     /** Per index ("keyspace.table/index"): entries marked deleted [0] and upserted [1]. */
@@ -382,6 +384,7 @@ public final class Repairer {
     private Outcome reconcileUnversioned(Catalog.Indexed table, MarkerGroup g, List<ByteBuffer> pk, ConsistencyLevel cl, Sink sink) {
         UnversionedRows rows = table.rows;
         List<TablePlan.IndexWrite> writes = new ArrayList<>();
+        List<Statement<?>> forget = new ArrayList<>();
         Outcome outcome;
         if (g.wholePartition()) {
             RowsTable.PartitionRecords records = rows.records().records(pk, read);
@@ -391,10 +394,10 @@ public final class Repairer {
             }
             for (RowsTable.RowRecord record : records.rows()) {
                 UnversionedRows.BaseRow row = current.remove(record.rowKey());
-                reconcileRow(table, record, row == null ? rows.absent(record.rowKey()) : row, records.partitionWritten(), writes);
+                reconcileRow(table, record, row == null ? rows.absent(record.rowKey()) : row, records.partitionWritten(), writes, forget);
             }
             for (UnversionedRows.BaseRow row : current.values()) {
-                reconcileRow(table, RowsTable.none(row.rowKey()), row, records.partitionWritten(), writes);
+                reconcileRow(table, RowsTable.none(row.rowKey()), row, records.partitionWritten(), writes, forget);
             }
             outcome = Outcome.AGAIN;
         } else {
@@ -410,19 +413,35 @@ public final class Repairer {
             }
             // the hint is this write's own timestamp, not the newest seen: an entry marked later than
             // needed would hide, until the next repair, a write that makes it match again
-            reconcileRow(table, record, rows.row(rowKey, cl), marked, writes);
+            reconcileRow(table, record, rows.row(rowKey, cl), marked, writes, forget);
             outcome = g.cas() || record.written() > marked ? Outcome.AGAIN : Outcome.DONE;
         }
         apply(table, writes, sink);
+        sink.write(forget);
         diffs.increment();
         return outcome;
     }
 
-    /** Adds the writes that reconcile one row of an unversioned table to {@code writes}. */
+    /**
+     * Adds the writes that reconcile one row of an unversioned table to {@code writes}, and to
+     * {@code forget} the rows-table updates that drop the keys nothing will look for again
+     * ({@link RowReconcile#settled}): those updates do not depend on this reconcile's writes.
+     */
     private void reconcileRow(Catalog.Indexed table, RowsTable.RowRecord record, UnversionedRows.BaseRow row, long stopHint,
-            List<TablePlan.IndexWrite> writes) {
+            List<TablePlan.IndexWrite> writes, List<Statement<?>> forget) {
+        Map<String, Map<List<ByteBuffer>, Long>> settled = new LinkedHashMap<>();
         for (Reconciler.IndexResult r : Reconciler.reconcile(table, table.plan.indexes(), record, row, stopHint, Map.of(), true, read, write)) {
             writes.addAll(r.writes());
+            String index = r.index().index().name();
+            Map<List<ByteBuffer>, Long> times = record.keyTimes(index);
+            long newestWrite = Math.max(record.written(), stopHint); // a range or partition delete's, a conditional write's
+            for (List<ByteBuffer> key : RowReconcile.settled(table.plan, r.index(), row.cells(), times, r.entries(), newestWrite)) {
+                settled.computeIfAbsent(index, k -> new LinkedHashMap<>()).put(key, times.get(key));
+            }
+        }
+        if (!settled.isEmpty()) {
+            forget.addAll(table.rows.records().forgetKeys(row.rowKey(), settled, write));
+            forgotten.add(settled.values().stream().mapToInt(Map::size).sum());
         }
     }
 

@@ -96,6 +96,7 @@ public final class RepairService implements AutoCloseable {
         s.put("errors", consumer.metrics.errors.sum());
         s.put("diffs", repairer.diffs.sum());
         s.put("entries_marked_deleted", repairer.markedDeleted.sum());
+        s.put("keys_forgotten", repairer.forgotten.sum());
         s.put("entries_upserted", repairer.upserts.sum());
         s.put("rows_partial", repairer.partialRows.sum());
         s.put("cas_writes", repairer.casWrites.sum());

@@ -59,7 +59,9 @@ public final class Reconciler {
                     RowReconcile.reconcile(table.plan, plan, row.cells(), keys, entries, stopHint), entries)));
         }
         if (recordKeys && !newKeys.isEmpty()) {
-            table.rows.records().addKeys(row.rowKey(), newKeys, newest, write);
+            // above _w: the rows table may have forgotten the key at a write time up to that (RowReconcile.settled)
+            long at = record.written() == Long.MIN_VALUE ? newest : Math.max(newest, record.written() + 1);
+            table.rows.records().addKeys(row.rowKey(), newKeys, at, write);
         }
         List<IndexResult> out = new ArrayList<>(perIndex.size());
         for (CompletableFuture<IndexResult> f : perIndex) {

@@ -35,6 +35,7 @@ public final class RowsTable {
     private final PreparedStatement partition;
     private final PreparedStatement scan;
     private final PreparedStatement addKeys;
+    private final PreparedStatement removeKeys;
     private final PreparedStatement setWritten;
     /** The records of many rows at once, where a row is a whole partition (one partition-key column, nothing before the tid). */
     private final PreparedStatement rowsIn;
@@ -117,6 +118,7 @@ public final class RowsTable {
                 ? session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + vkeys + " = " + vkeys + " - ?" + whereRow) : null;
         this.scan = session.prepare(select + " FROM " + rows + tokenRange(def));
         this.addKeys = session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + keys + " = " + keys + " + ?" + whereRow);
+        this.removeKeys = session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + keys + " = " + keys + " - ?" + whereRow);
         this.rowsIn = rowKey.size() == 1 ? session.prepare(select + " FROM " + rows + " WHERE " + rowKey.get(0).cqlName() + " IN ? LIMIT ?") : null;
         this.setWritten = session.prepare("UPDATE " + rows + " USING TIMESTAMP ? SET " + written + " = ?" + whereRow);
     }
@@ -307,13 +309,28 @@ public final class RowsTable {
      * then, not a later one.
      */
     public void removeVersionKeys(List<ByteBuffer> rowKey, Map<String, Map<List<ByteBuffer>, Long>> keys, ConsistencyLevel cl) {
-        if (removeVersionKeys == null) {
-            return;
+        if (removeVersionKeys != null) {
+            removals(removeVersionKeys, rowKey, keys, cl).forEach(session::execute);
         }
+    }
+
+    /**
+     * The statements that make the rows table forget entry keys of {@value RowsLayout#KEYS} (per
+     * index name, each with the write time it was read with), each at its own write time, so
+     * that it shadows only the writes that recorded it then, not a later one.
+     */
+    public List<com.datastax.oss.driver.api.core.cql.Statement<?>> forgetKeys(List<ByteBuffer> rowKey, Map<String, Map<List<ByteBuffer>, Long>> keys,
+            ConsistencyLevel cl) {
+        return removals(removeKeys, rowKey, keys, cl);
+    }
+
+    private List<com.datastax.oss.driver.api.core.cql.Statement<?>> removals(PreparedStatement ps, List<ByteBuffer> rowKey,
+            Map<String, Map<List<ByteBuffer>, Long>> keys, ConsistencyLevel cl) {
         Map<Long, Set<ByteBuffer>> byTime = new java.util.TreeMap<>();
         keys.forEach((index, times) -> times.forEach((key, t) -> byTime.computeIfAbsent(t, x -> new LinkedHashSet<>()).add(element(index, key))));
-        byTime.forEach((t, elements) -> session.execute(
-                bindElements(removeVersionKeys, t, elements, rowKey).setConsistencyLevel(cl).setIdempotence(true).build()));
+        List<com.datastax.oss.driver.api.core.cql.Statement<?>> out = new ArrayList<>(byTime.size());
+        byTime.forEach((t, elements) -> out.add(bindElements(ps, t, elements, rowKey).setConsistencyLevel(cl).setIdempotence(true).build()));
+        return out;
     }
 
     private BoundStatementBuilder bindElements(PreparedStatement ps, long timestamp, Set<ByteBuffer> elements, List<ByteBuffer> rowKey) {
