@@ -1,8 +1,10 @@
 package io.cassandragsi.repair.queue;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
-import io.cassandragsi.repair.store.QueueStore;
-import io.cassandragsi.repair.store.ServiceTables;
+import io.cassandragsi.repair.store.Checkpoints;
+import io.cassandragsi.repair.store.Instances;
+import io.cassandragsi.repair.store.Leases;
+import io.cassandragsi.repair.store.QueueReads;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -26,8 +28,10 @@ public final class QueueConsumer implements AutoCloseable {
     static final int LEASE_TTL_SECONDS = 10;
     static final Duration LEASE_EVERY = Duration.ofSeconds(2);
 
-    private final QueueStore queue;
-    private final ServiceTables tables;
+    private final QueueReads queue;
+    private final Checkpoints checkpoints;
+    private final Leases leases;
+    private final Instances instances;
     private final Repairer repairer;
     private final String owner;
     private final Duration pollInterval;
@@ -41,16 +45,18 @@ public final class QueueConsumer implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    private final ScheduledExecutorService leases = Executors.newSingleThreadScheduledExecutor(r -> {
+    private final ScheduledExecutorService leaseRounds = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "gsi-leases");
         t.setDaemon(true);
         return t;
     });
 
-    public QueueConsumer(QueueStore queue, ServiceTables tables, Repairer repairer, String owner, Duration pollInterval,
-            ConsistencyLevel cl, int repairThreads) {
+    public QueueConsumer(QueueReads queue, Checkpoints checkpoints, Leases leases, Instances instances, Repairer repairer,
+            String owner, Duration pollInterval, ConsistencyLevel cl, int repairThreads) {
         this.queue = queue;
-        this.tables = tables;
+        this.checkpoints = checkpoints;
+        this.leases = leases;
+        this.instances = instances;
         this.repairer = repairer;
         this.owner = owner;
         this.pollInterval = pollInterval;
@@ -63,7 +69,7 @@ public final class QueueConsumer implements AutoCloseable {
     }
 
     public void start() {
-        leases.scheduleWithFixedDelay(this::balance, 0, LEASE_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+        leaseRounds.scheduleWithFixedDelay(this::balance, 0, LEASE_EVERY.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     public String owner() {
@@ -87,11 +93,11 @@ public final class QueueConsumer implements AutoCloseable {
 
     private void balance() {
         try {
-            tables.heartbeat(owner, started, LEASE_TTL_SECONDS);
+            instances.heartbeat(owner, started, LEASE_TTL_SECONDS);
             int shards = queue.settings().shards();
-            int target = (shards + tables.liveInstances() - 1) / tables.liveInstances();
+            int target = (shards + instances.liveInstances() - 1) / instances.liveInstances();
             for (Integer shard : workers.keySet()) {
-                if (!tables.renew(shard, owner, LEASE_TTL_SECONDS)) {
+                if (!leases.renew(shard, owner, LEASE_TTL_SECONDS)) {
                     LOG.warn("lost the lease of shard {}; stopping its worker", shard);
                     stopWorker(shard, false);
                 }
@@ -105,7 +111,7 @@ public final class QueueConsumer implements AutoCloseable {
                 }
             }
             for (int shard = 0; shard < shards && workers.size() < target; shard++) {
-                if (!workers.containsKey(shard) && tables.acquire(shard, owner, LEASE_TTL_SECONDS)) {
+                if (!workers.containsKey(shard) && leases.acquire(shard, owner, LEASE_TTL_SECONDS)) {
                     startWorker(shard);
                 }
             }
@@ -115,8 +121,8 @@ public final class QueueConsumer implements AutoCloseable {
     }
 
     private void startWorker(int shard) {
-        ShardWorker w = new ShardWorker(shard, queue, tables, repairer, repairPool, metrics, owner, cl);
-        Instant checkpoint = tables.checkpoint(shard);
+        ShardWorker w = new ShardWorker(shard, queue, checkpoints, repairer, repairPool, metrics, owner, cl);
+        Instant checkpoint = checkpoints.checkpoint(shard);
         w.resumeFrom(checkpoint != null ? checkpoint : Instant.now().minus(ShardWorker.GRACE));
         workers.put(shard, w);
         workerThreads.submit(() -> run(w));
@@ -129,7 +135,7 @@ public final class QueueConsumer implements AutoCloseable {
             w.running = false;
         }
         if (release) {
-            tables.release(shard, owner);
+            leases.release(shard, owner);
             LOG.info("released shard {} to balance the instances", shard);
         }
     }
@@ -161,14 +167,14 @@ public final class QueueConsumer implements AutoCloseable {
 
     @Override
     public void close() {
-        leases.shutdownNow();
+        leaseRounds.shutdownNow();
         for (Integer shard : workers.keySet()) {
             ShardWorker w = workers.get(shard);
             if (w != null) {
                 w.running = false;
                 try {
                     w.checkpoint(System.currentTimeMillis());
-                    tables.release(shard, owner);
+                    leases.release(shard, owner);
                 } catch (RuntimeException e) {
                     LOG.debug("release on close failed", e);
                 }

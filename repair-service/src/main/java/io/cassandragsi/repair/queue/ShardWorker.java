@@ -3,9 +3,9 @@ package io.cassandragsi.repair.queue;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.index.WriteTimestamps;
-import io.cassandragsi.repair.store.QueueStore;
+import io.cassandragsi.repair.store.Checkpoints;
+import io.cassandragsi.repair.store.QueueReads;
 import io.cassandragsi.repair.store.QueueStore.Marker;
-import io.cassandragsi.repair.store.ServiceTables;
 import io.cassandragsi.schema.QueueLayout;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,8 +52,8 @@ final class ShardWorker {
     private static final UUID BEFORE_ALL = Tids.minAtTicks(-WriteTimestamps.UUID_EPOCH_OFFSET);
 
     final int shard;
-    private final QueueStore queue;
-    private final ServiceTables tables;
+    private final QueueReads queue;
+    private final Checkpoints checkpoints;
     private final Repairer repairer;
     private final ExecutorService pool;
     private final QueueMetrics metrics;
@@ -77,11 +77,11 @@ final class ShardWorker {
 
     private record Pending(MarkerGroup group, long nextAttempt, int attempts) {}
 
-    ShardWorker(int shard, QueueStore queue, ServiceTables tables, Repairer repairer, ExecutorService pool,
+    ShardWorker(int shard, QueueReads queue, Checkpoints checkpoints, Repairer repairer, ExecutorService pool,
             QueueMetrics metrics, String owner, ConsistencyLevel cl) {
         this.shard = shard;
         this.queue = queue;
-        this.tables = tables;
+        this.checkpoints = checkpoints;
         this.repairer = repairer;
         this.pool = pool;
         this.metrics = metrics;
@@ -113,10 +113,10 @@ final class ShardWorker {
                 if (!got.isEmpty()) {
                     afterId = got.get(got.size() - 1).id();
                 }
-                if (got.size() < QueueStore.READ_LIMIT) {
+                if (got.size() < QueueReads.READ_LIMIT) {
                     break;
                 }
-                if (read >= 4 * QueueStore.READ_LIMIT) {
+                if (read >= 4 * QueueReads.READ_LIMIT) {
                     full = true;
                     break;
                 }
@@ -178,7 +178,7 @@ final class ShardWorker {
                         unseen.add(id);
                     }
                 }
-                if (got.size() < QueueStore.READ_LIMIT) {
+                if (got.size() < QueueReads.READ_LIMIT) {
                     break;
                 }
                 after = got.get(got.size() - 1);
@@ -335,7 +335,7 @@ final class ShardWorker {
         }
         Instant resume = Instant.ofEpochMilli(upTo - GRACE.toMillis() - SWEEP_EVERY.toMillis());
         if (lastCheckpointValue == null || resume.isAfter(lastCheckpointValue)) {
-            tables.checkpoint(shard, resume, owner);
+            checkpoints.checkpoint(shard, resume, owner);
             lastCheckpointValue = resume;
         }
     }
