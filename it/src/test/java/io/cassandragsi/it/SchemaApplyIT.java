@@ -1,24 +1,32 @@
 package io.cassandragsi.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.repair.config.ContactPoint;
 import io.cassandragsi.repair.config.GsiConfig;
+import io.cassandragsi.repair.config.QueueConfig;
+import io.cassandragsi.repair.jobs.Jobs;
 import io.cassandragsi.repair.schema.SchemaApplier;
+import io.cassandragsi.repair.service.RepairService;
+import io.cassandragsi.repair.store.MissingTableException;
+import io.cassandragsi.schema.QueueLayout;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-/** {@code gsi schema apply} on a real node, against a table that clients already write to. */
+/** {@code gsi schema apply} on a real node: against a table that clients already write to, and the project keyspace's tables. */
 class SchemaApplyIT {
 
     @Test
@@ -51,5 +59,32 @@ class SchemaApplyIT {
         StringWriter again = new StringWriter();
         new SchemaApplier(config, new PrintWriter(again, true), new PrintWriter(again, true)).apply(List.of(file), SharedCluster.REPLICATION, false);
         assertThat(again.toString()).contains("nothing to do");
+    }
+
+    @Test
+    void should_refuse_to_start_the_service_and_jobs_naming_the_missing_table_until_schema_apply_creates_it() {
+        CqlSession s = SharedCluster.session();
+        String project = "it_apply_project";
+        var cp = SharedCluster.contactPoint();
+        GsiConfig defaults = GsiConfig.defaults().withContactPoints(List.of(ContactPoint.parse(cp.getAddress().getHostAddress() + ":" + cp.getPort())));
+        GsiConfig config = new GsiConfig(defaults.cassandra(), defaults.consistency(),
+                new QueueConfig(project, defaults.queue().shards(), defaults.queue().pollInterval()), defaults.http());
+        // a project keyspace made before schema apply created the service's tables: the queue alone
+        s.execute("CREATE KEYSPACE IF NOT EXISTS " + project + " WITH replication = " + SharedCluster.REPLICATION);
+        s.execute(SimpleStatement.newInstance(QueueLayout.createTable(project, QueueLayout.Settings.defaults())).setTimeout(Duration.ofSeconds(60)));
+
+        assertThatThrownBy(() -> new RepairService(s, config).close())
+                .isInstanceOf(MissingTableException.class)
+                .hasMessage("no shard checkpoints table " + project + ".checkpoints: run ./gsi schema apply first (it creates the tables"
+                        + " of the project keyspace " + project + ")");
+        assertThatThrownBy(() -> new Jobs(s, config).ledger())
+                .isInstanceOf(MissingTableException.class).hasMessageStartingWith("no job ledger table " + project + ".jobs: run ./gsi schema apply");
+
+        StringWriter out = new StringWriter();
+        new SchemaApplier(config, new PrintWriter(out, true), new PrintWriter(out, true)).apply(s, List.of(), SharedCluster.REPLICATION, false);
+        assertThat(out.toString()).contains("create shard checkpoints " + project + ".checkpoints", "create shard leases " + project + ".leases",
+                "create service instances " + project + ".instances", "create job ledger " + project + ".jobs").doesNotContain("work queue");
+        new RepairService(s, config).close();
+        assertThat(new Jobs(s, config).ledger().headers()).isEmpty();
     }
 }

@@ -2,14 +2,18 @@ package io.cassandragsi.it;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import io.cassandragsi.conf.LocalCluster;
+import io.cassandragsi.repair.schema.ProjectTables;
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.Definitions;
+import io.cassandragsi.schema.QueueLayout;
 import io.cassandragsi.schema.TableDef;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One real Cassandra 5.0.6 node for the whole suite (STYLE.md item 6), started from the Maven
@@ -116,11 +120,17 @@ public final class SharedCluster {
         }
     }
 
-    /** Creates everything a definition needs, as {@code gsi schema apply} does on an empty cluster. */
+    /**
+     * Creates everything a definition needs, as {@code gsi schema apply} does on an empty cluster:
+     * with the tables of the project keyspace, which the service and the jobs do not create.
+     */
     public static void apply(TableDef def) {
         CqlSession s = session();
-        for (CqlGenerator.Statement st : CqlGenerator.all(def, "gsi", REPLICATION)) {
-            s.execute(com.datastax.oss.driver.api.core.cql.SimpleStatement.newInstance(st.cql()).setTimeout(Duration.ofSeconds(60)));
+        List<String> cql = new ArrayList<>();
+        CqlGenerator.all(def, "gsi", REPLICATION).forEach(st -> cql.add(st.cql()));
+        ProjectTables.all("gsi", QueueLayout.Settings.defaults()).forEach(t -> cql.add(t.cql()));
+        for (String statement : cql) {
+            s.execute(com.datastax.oss.driver.api.core.cql.SimpleStatement.newInstance(statement).setTimeout(Duration.ofSeconds(60)));
         }
         s.checkSchemaAgreement();
     }

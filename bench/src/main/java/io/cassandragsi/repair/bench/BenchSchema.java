@@ -1,5 +1,6 @@
 package io.cassandragsi.repair.bench;
 
+import io.cassandragsi.repair.schema.ProjectTables;
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.Definitions;
 import io.cassandragsi.schema.Index;
@@ -135,19 +136,23 @@ final class BenchSchema {
     }
 
     /**
-     * The project keyspace and the work queue with {@code shards} shards (otherwise as {@code gsi
-     * schema apply} makes them), created before the variants so that their {@code IF NOT EXISTS}
-     * keeps it; the trigger reads the settings from the table comment.
+     * The project keyspace and its tables as {@code gsi schema apply} makes them, the work queue with
+     * {@code shards} shards, created before the variants so that their {@code IF NOT EXISTS} keeps
+     * it; the trigger reads the settings from the table comment, and the service of the end-to-end
+     * variants finds its checkpoints, leases and instances tables.
      */
-    static List<String> queueStatements(int shards) {
-        return queueStatements(shards, 1);
+    static List<String> projectStatements(int shards) {
+        return projectStatements(shards, 1);
     }
 
-    /** {@link #queueStatements(int)} with the project keyspace replicated {@code rf} times. */
-    static List<String> queueStatements(int shards, int rf) {
+    /** {@link #projectStatements(int)} with the project keyspace replicated {@code rf} times. */
+    static List<String> projectStatements(int shards, int rf) {
         QueueLayout.Settings defaults = QueueLayout.Settings.defaults();
         QueueLayout.Settings settings = new QueueLayout.Settings(shards, defaults.bucketSeconds(), defaults.ttlSeconds());
-        return List.of(CqlGenerator.createKeyspace(PROJECT_KEYSPACE, replication(rf)), QueueLayout.createTable(PROJECT_KEYSPACE, settings));
+        List<String> out = new ArrayList<>();
+        out.add(CqlGenerator.createKeyspace(PROJECT_KEYSPACE, replication(rf)));
+        ProjectTables.all(PROJECT_KEYSPACE, settings).forEach(t -> out.add(t.cql()));
+        return out;
     }
 
     /** A view keyed by {@code attr}: every base primary-key column must be in it, so it has one row per version. */

@@ -313,7 +313,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
 
     private static void createSchema(CqlSession session, List<Variant> variants, int queueShards, int rf) {
         // before the variants' statements, which create the queue only if it does not exist
-        for (String cql : BenchSchema.queueStatements(queueShards, rf)) {
+        for (String cql : BenchSchema.projectStatements(queueShards, rf)) {
             ddl(session, cql);
         }
         for (Variant v : variants) {
@@ -452,7 +452,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
 
     /** Starts the repair service for an end-to-end phase, its shards' checkpoints moved to now first. */
     private ServiceProcess startService() {
-        io.cassandragsi.repair.store.ServiceTables tables = new io.cassandragsi.repair.store.ServiceTables(benchSession,
+        io.cassandragsi.repair.store.CheckpointsTable tables = new io.cassandragsi.repair.store.CheckpointsTable(benchSession,
                 BenchSchema.PROJECT_KEYSPACE);
         Instant now = Instant.now();
         for (int shard = 0; shard < queueShards; shard++) {

@@ -216,12 +216,21 @@ class BenchSchemaTest {
             List<String> keyspaces = BenchSchema.statements(v, 3).stream().filter(s -> s.startsWith("CREATE KEYSPACE")).toList();
             assertThat(keyspaces).as(v.label()).isNotEmpty().allSatisfy(s -> assertThat(s).contains("'replication_factor': 3"));
         }
-        assertThat(BenchSchema.queueStatements(8, 3).get(0)).startsWith("CREATE KEYSPACE").contains("'replication_factor': 3");
+        assertThat(BenchSchema.projectStatements(8, 3).get(0)).startsWith("CREATE KEYSPACE").contains("'replication_factor': 3");
     }
 
     @Test
     void should_create_the_queue_with_the_shards_asked_for() {
-        List<String> cql = BenchSchema.queueStatements(64);
+        List<String> cql = BenchSchema.projectStatements(64);
         assertThat(cql.get(1)).contains("\"shards\":64").contains("\"bucket_seconds\":10");
+    }
+
+    @Test
+    void should_create_the_service_tables_when_creating_the_project_keyspace() {
+        assertThat(BenchSchema.projectStatements(8)).as("the end-to-end variants' service creates no table")
+                .anySatisfy(s -> assertThat(s).startsWith("CREATE TABLE IF NOT EXISTS \"gsi\".\"checkpoints\""))
+                .anySatisfy(s -> assertThat(s).startsWith("CREATE TABLE IF NOT EXISTS \"gsi\".\"leases\""))
+                .anySatisfy(s -> assertThat(s).startsWith("CREATE TABLE IF NOT EXISTS \"gsi\".\"instances\""))
+                .anySatisfy(s -> assertThat(s).startsWith("CREATE TABLE IF NOT EXISTS \"gsi\".\"jobs\""));
     }
 }

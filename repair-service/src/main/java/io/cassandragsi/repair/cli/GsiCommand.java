@@ -4,6 +4,7 @@ import io.cassandragsi.conf.LocalClusterException;
 import io.cassandragsi.repair.config.CassandraUnavailableException;
 import io.cassandragsi.repair.config.ConfigException;
 import io.cassandragsi.repair.schema.SchemaApplyException;
+import io.cassandragsi.repair.store.MissingTableException;
 import io.cassandragsi.schema.DefinitionException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -84,7 +85,7 @@ public final class GsiCommand implements Runnable {
     private static boolean isExpected(Throwable e) {
         return e instanceof CommandFailedException || e instanceof ConfigException || e instanceof DefinitionException
                 || e instanceof SchemaApplyException || e instanceof CassandraUnavailableException
-                || e instanceof LocalClusterException || e instanceof IllegalArgumentException;
+                || e instanceof LocalClusterException || e instanceof IllegalArgumentException || e instanceof MissingTableException;
     }
 
     private static String message(Throwable e) {

@@ -15,15 +15,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code gsi schema apply FILE... [--dry-run]}. */
+/** {@code gsi schema apply [FILE...] [--dry-run]}. */
 @Command(name = "apply", mixinStandardHelpOptions = true,
         description = {
-            "Create or evolve the keyspaces, base tables, index tables, work queue and triggers of the given"
-                    + " definitions. Validates every definition and compares with the live schema first; on any"
-                    + " problem nothing is changed. Running it again is a no-op.",
-            "A directory stands for the *.json files in it."})
+            "Create or evolve the keyspaces, base tables, index tables and triggers of the given definitions,"
+                    + " and the project keyspace with its tables (work queue, checkpoints, leases, instances, jobs)."
+                    + " Validates every definition and compares with the live schema first; on any problem nothing"
+                    + " is changed. Running it again is a no-op.",
+            "A directory stands for the *.json files in it. Without files: the project keyspace alone."})
 public final class SchemaApplyCommand implements Callable<Integer> {
-    @Parameters(arity = "1..*", paramLabel = "FILE", description = "Definition files (JSON) or directories of them.")
+    @Parameters(arity = "0..*", paramLabel = "FILE", description = "Definition files (JSON) or directories of them.")
     List<Path> files;
 
     @Option(names = "--dry-run",
@@ -42,7 +43,7 @@ public final class SchemaApplyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        new SchemaApplier(connection.load(), spec.commandLine().getOut(), spec.commandLine().getErr()).apply(expand(files), replication, dryRun);
+        new SchemaApplier(connection.load(), spec.commandLine().getOut(), spec.commandLine().getErr()).apply(expand(files == null ? List.of() : files), replication, dryRun);
         return GsiCommand.OK;
     }
 

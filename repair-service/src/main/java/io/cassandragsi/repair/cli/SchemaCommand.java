@@ -14,6 +14,6 @@ public final class SchemaCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: schema apply FILE...");
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: schema apply [FILE...]");
     }
 }

@@ -51,7 +51,7 @@ public final class Jobs {
         this.ledgerFactory = ledger;
     }
 
-    /** The job table, created on first use ({@code CREATE TABLE IF NOT EXISTS}). */
+    /** The job ledger, opened on first use ({@code schema apply} creates its table). */
     public JobLedger ledger() {
         JobLedger l = ledger;
         if (l == null) {

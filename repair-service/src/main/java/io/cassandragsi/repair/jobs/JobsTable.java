@@ -4,9 +4,8 @@ import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
-import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+import io.cassandragsi.repair.store.MissingTableException;
 import io.cassandragsi.schema.Cql;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +19,8 @@ import java.util.Optional;
  */
 public final class JobsTable implements JobLedger {
     public static final String TABLE = "jobs";
+    public static final String WHAT = "job ledger";
     static final int TTL_DAYS = 30;
-    private static final Duration DDL_TIMEOUT = Duration.ofSeconds(60);
     private static final String HEADER_COLUMNS = "id, kind, keyspace_name, table_name, index_name, splits, state, message, started, updated";
 
     private final CqlSession session;
@@ -53,15 +52,15 @@ public final class JobsTable implements JobLedger {
                 + "  updated timestamp static,\n"
                 + "  PRIMARY KEY ((id), range_start)\n"
                 + ") WITH default_time_to_live = " + TTL_DAYS * 86_400
-                + " AND comment = 'cassandra-gsi: rebuild jobs and the token ranges they finished'";
+                + " AND comment = 'cassandra-gsi: rebuild jobs and the token ranges they finished';";
     }
 
+    /** Over the existing table; {@link MissingTableException} when {@code schema apply} has not created it. */
     public JobsTable(CqlSession session, String keyspace, ConsistencyLevel read, ConsistencyLevel write) {
+        MissingTableException.require(session, keyspace, TABLE, WHAT);
         this.session = session;
         this.read = read;
         this.write = write;
-        session.execute(SimpleStatement.newInstance(createStatement(keyspace)).setTimeout(DDL_TIMEOUT));
-        session.checkSchemaAgreement();
         String t = Cql.qualified(keyspace, TABLE);
         this.insertHeader = session.prepare("INSERT INTO " + t + " (" + HEADER_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         this.updateState = session.prepare("UPDATE " + t + " SET state = ?, message = ?, updated = ? WHERE id = ?");

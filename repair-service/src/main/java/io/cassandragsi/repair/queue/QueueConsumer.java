@@ -1,8 +1,11 @@
 package io.cassandragsi.repair.queue;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
-import io.cassandragsi.repair.store.QueueStore;
-import io.cassandragsi.repair.store.ServiceTables;
+import io.cassandragsi.repair.store.Checkpoints;
+import io.cassandragsi.repair.store.Instances;
+import io.cassandragsi.repair.store.Leases;
+import io.cassandragsi.repair.store.QueueReads;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -10,7 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,48 +31,67 @@ public final class QueueConsumer implements AutoCloseable {
     static final int LEASE_TTL_SECONDS = 10;
     static final Duration LEASE_EVERY = Duration.ofSeconds(2);
 
-    private final QueueStore queue;
-    private final ServiceTables tables;
-    private final Repairer repairer;
+    private final QueueReads queue;
+    private final Checkpoints checkpoints;
+    private final Leases leases;
+    private final Instances instances;
+    private final GroupRepairs repairs;
     private final String owner;
     private final Duration pollInterval;
     private final ConsistencyLevel cl;
-    private final Instant started = Instant.now();
-    public final QueueMetrics metrics = new QueueMetrics();
+    private final Clock clock;
+    private final Instant started;
+    public final QueueMetrics metrics;
     private final Map<Integer, ShardWorker> workers = new ConcurrentHashMap<>();
-    private final ExecutorService repairPool;
-    private final ExecutorService workerThreads = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "gsi-shard");
-        t.setDaemon(true);
-        return t;
-    });
-    private final ScheduledExecutorService leases = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "gsi-leases");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService workerThreads;
+    private final ScheduledExecutorService leaseRounds;
 
-    public QueueConsumer(QueueStore queue, ServiceTables tables, Repairer repairer, String owner, Duration pollInterval,
-            ConsistencyLevel cl, int repairThreads) {
+    public QueueConsumer(QueueReads queue, Checkpoints checkpoints, Leases leases, Instances instances, Repairer repairer,
+            String owner, Duration pollInterval, ConsistencyLevel cl, int repairThreads) {
+        this(queue, checkpoints, leases, instances, new QueueMetrics(),
+                metrics -> new RepairerGroups(repairer, Executors.newFixedThreadPool(repairThreads, daemon("gsi-repair")), metrics),
+                owner, pollInterval, cl, Clock.systemUTC(), Executors.newCachedThreadPool(daemon("gsi-shard")),
+                Executors.newSingleThreadScheduledExecutor(daemon("gsi-leases")));
+    }
+
+    /** With the repairs, the clock and the threads given (tests: a fake, a manual clock, executors that run nothing). */
+    QueueConsumer(QueueReads queue, Checkpoints checkpoints, Leases leases, Instances instances, QueueMetrics metrics,
+            Function<QueueMetrics, GroupRepairs> repairs, String owner, Duration pollInterval, ConsistencyLevel cl, Clock clock,
+            ExecutorService workerThreads, ScheduledExecutorService leaseRounds) {
         this.queue = queue;
-        this.tables = tables;
-        this.repairer = repairer;
+        this.checkpoints = checkpoints;
+        this.leases = leases;
+        this.instances = instances;
+        this.metrics = metrics;
+        this.repairs = repairs.apply(metrics);
         this.owner = owner;
         this.pollInterval = pollInterval;
         this.cl = cl;
-        this.repairPool = Executors.newFixedThreadPool(repairThreads, r -> {
-            Thread t = new Thread(r, "gsi-repair");
+        this.clock = clock;
+        this.started = clock.instant();
+        this.workerThreads = workerThreads;
+        this.leaseRounds = leaseRounds;
+    }
+
+    private static ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
             t.setDaemon(true);
             return t;
-        });
+        };
     }
 
     public void start() {
-        leases.scheduleWithFixedDelay(this::balance, 0, LEASE_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+        leaseRounds.scheduleWithFixedDelay(this::balance, 0, LEASE_EVERY.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     public String owner() {
         return owner;
+    }
+
+    /** The worker of a shard this instance works, or null. */
+    ShardWorker worker(int shard) {
+        return workers.get(shard);
     }
 
     /** Shards this instance works now. */
@@ -78,20 +102,21 @@ public final class QueueConsumer implements AutoCloseable {
     /** Milliseconds since the oldest marker read and not finished, 0 when idle. */
     public long lagMillis() {
         long oldest = workers.values().stream().mapToLong(w -> w.oldestUnfinished).filter(v -> v > 0).min().orElse(0);
-        return oldest == 0 ? 0 : Math.max(0, System.currentTimeMillis() - oldest);
+        return oldest == 0 ? 0 : Math.max(0, clock.millis() - oldest);
     }
 
     public int pending() {
         return workers.values().stream().mapToInt(ShardWorker::pendingCount).sum();
     }
 
-    private void balance() {
+    /** One lease round (every {@link #LEASE_EVERY}): heartbeat, renew, release beyond the fair share, take free shards up to it. */
+    void balance() {
         try {
-            tables.heartbeat(owner, started, LEASE_TTL_SECONDS);
+            instances.heartbeat(owner, started, LEASE_TTL_SECONDS);
             int shards = queue.settings().shards();
-            int target = (shards + tables.liveInstances() - 1) / tables.liveInstances();
+            int target = (shards + instances.liveInstances() - 1) / instances.liveInstances();
             for (Integer shard : workers.keySet()) {
-                if (!tables.renew(shard, owner, LEASE_TTL_SECONDS)) {
+                if (!leases.renew(shard, owner, LEASE_TTL_SECONDS)) {
                     LOG.warn("lost the lease of shard {}; stopping its worker", shard);
                     stopWorker(shard, false);
                 }
@@ -105,7 +130,7 @@ public final class QueueConsumer implements AutoCloseable {
                 }
             }
             for (int shard = 0; shard < shards && workers.size() < target; shard++) {
-                if (!workers.containsKey(shard) && tables.acquire(shard, owner, LEASE_TTL_SECONDS)) {
+                if (!workers.containsKey(shard) && leases.acquire(shard, owner, LEASE_TTL_SECONDS)) {
                     startWorker(shard);
                 }
             }
@@ -115,9 +140,9 @@ public final class QueueConsumer implements AutoCloseable {
     }
 
     private void startWorker(int shard) {
-        ShardWorker w = new ShardWorker(shard, queue, tables, repairer, repairPool, metrics, owner, cl);
-        Instant checkpoint = tables.checkpoint(shard);
-        w.resumeFrom(checkpoint != null ? checkpoint : Instant.now().minus(ShardWorker.GRACE));
+        ShardWorker w = new ShardWorker(shard, queue, checkpoints, repairs, metrics, owner, cl);
+        Instant checkpoint = checkpoints.checkpoint(shard);
+        w.resumeFrom(checkpoint != null ? checkpoint : clock.instant().minus(ShardWorker.GRACE));
         workers.put(shard, w);
         workerThreads.submit(() -> run(w));
         LOG.debug("took shard {}", shard);
@@ -129,7 +154,7 @@ public final class QueueConsumer implements AutoCloseable {
             w.running = false;
         }
         if (release) {
-            tables.release(shard, owner);
+            leases.release(shard, owner);
             LOG.info("released shard {} to balance the instances", shard);
         }
     }
@@ -137,9 +162,9 @@ public final class QueueConsumer implements AutoCloseable {
     private void run(ShardWorker w) {
         while (w.running) {
             try {
-                long start = System.currentTimeMillis();
+                long start = clock.millis();
                 boolean backlog = w.step(start);
-                long rest = pollInterval.toMillis() - (System.currentTimeMillis() - start);
+                long rest = pollInterval.toMillis() - (clock.millis() - start);
                 if (!backlog && rest > 0) {
                     Thread.sleep(rest); // one poll per interval, however much each found
                 }
@@ -161,14 +186,14 @@ public final class QueueConsumer implements AutoCloseable {
 
     @Override
     public void close() {
-        leases.shutdownNow();
+        leaseRounds.shutdownNow();
         for (Integer shard : workers.keySet()) {
             ShardWorker w = workers.get(shard);
             if (w != null) {
                 w.running = false;
                 try {
-                    w.checkpoint(System.currentTimeMillis());
-                    tables.release(shard, owner);
+                    w.checkpoint(clock.millis());
+                    leases.release(shard, owner);
                 } catch (RuntimeException e) {
                     LOG.debug("release on close failed", e);
                 }
@@ -176,6 +201,6 @@ public final class QueueConsumer implements AutoCloseable {
         }
         workers.clear();
         workerThreads.shutdownNow();
-        repairPool.shutdownNow();
+        repairs.close();
     }
 }

@@ -3,9 +3,9 @@ package io.cassandragsi.repair.queue;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.index.WriteTimestamps;
-import io.cassandragsi.repair.store.QueueStore;
+import io.cassandragsi.repair.store.Checkpoints;
+import io.cassandragsi.repair.store.QueueReads;
 import io.cassandragsi.repair.store.QueueStore.Marker;
-import io.cassandragsi.repair.store.ServiceTables;
 import io.cassandragsi.schema.QueueLayout;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,8 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,10 +50,9 @@ final class ShardWorker {
     private static final UUID BEFORE_ALL = Tids.minAtTicks(-WriteTimestamps.UUID_EPOCH_OFFSET);
 
     final int shard;
-    private final QueueStore queue;
-    private final ServiceTables tables;
-    private final Repairer repairer;
-    private final ExecutorService pool;
+    private final QueueReads queue;
+    private final Checkpoints checkpoints;
+    private final GroupRepairs repairs;
     private final QueueMetrics metrics;
     private final String owner;
     private final QueueLayout.Settings settings;
@@ -77,13 +74,12 @@ final class ShardWorker {
 
     private record Pending(MarkerGroup group, long nextAttempt, int attempts) {}
 
-    ShardWorker(int shard, QueueStore queue, ServiceTables tables, Repairer repairer, ExecutorService pool,
-            QueueMetrics metrics, String owner, ConsistencyLevel cl) {
+    ShardWorker(int shard, QueueReads queue, Checkpoints checkpoints, GroupRepairs repairs, QueueMetrics metrics, String owner,
+            ConsistencyLevel cl) {
         this.shard = shard;
         this.queue = queue;
-        this.tables = tables;
-        this.repairer = repairer;
-        this.pool = pool;
+        this.checkpoints = checkpoints;
+        this.repairs = repairs;
         this.metrics = metrics;
         this.owner = owner;
         this.settings = queue.settings();
@@ -113,10 +109,10 @@ final class ShardWorker {
                 if (!got.isEmpty()) {
                     afterId = got.get(got.size() - 1).id();
                 }
-                if (got.size() < QueueStore.READ_LIMIT) {
+                if (got.size() < QueueReads.READ_LIMIT) {
                     break;
                 }
-                if (read >= 4 * QueueStore.READ_LIMIT) {
+                if (read >= 4 * QueueReads.READ_LIMIT) {
                     full = true;
                     break;
                 }
@@ -178,7 +174,7 @@ final class ShardWorker {
                         unseen.add(id);
                     }
                 }
-                if (got.size() < QueueStore.READ_LIMIT) {
+                if (got.size() < QueueReads.READ_LIMIT) {
                     break;
                 }
                 after = got.get(got.size() - 1);
@@ -199,39 +195,11 @@ final class ShardWorker {
         return pendingIds.contains(id);
     }
 
-    /**
-     * Repairs the groups side by side, then sends their index writes together ({@link
-     * CoalescedWrites}); a group is finished once its writes are.
-     */
+    /** Repairs the groups ({@link GroupRepairs}), then records each outcome. */
     private void process(List<MarkerGroup> groups, long nowMillis) {
-        java.util.Map<MarkerGroup, Repairer.Prefetched> pre = repairer.prefetch(groups);
-        CoalescedWrites writes = repairer.coalesced();
-        List<CompletableFuture<Repairer.Outcome>> outcomes = new ArrayList<>(groups.size());
+        Repairer.Outcome[] done = repairs.repair(shard, groups, true);
         for (int i = 0; i < groups.size(); i++) {
-            MarkerGroup g = groups.get(i);
-            Repairer.Prefetched p = pre.get(g);
-            Repairer.Sink sink = writes.sink(i);
-            outcomes.add(CompletableFuture.supplyAsync(() -> repairer.repair(g, p, sink), pool));
-        }
-        Repairer.Outcome[] done = new Repairer.Outcome[groups.size()];
-        for (int i = 0; i < groups.size(); i++) {
-            MarkerGroup g = groups.get(i);
-            try {
-                done[i] = outcomes.get(i).join();
-            } catch (RuntimeException e) {
-                metrics.errors.increment();
-                LOG.warn("shard {}: repair of {}.{} failed, will retry: {}", shard, g.keyspace(), g.table(), rootMessage(e));
-            }
-        }
-        Map<Integer, Throwable> failed = writes.send();
-        for (int i = 0; i < groups.size(); i++) {
-            MarkerGroup g = groups.get(i);
-            if (done[i] != null && failed.containsKey(i)) {
-                metrics.errors.increment();
-                LOG.warn("shard {}: index writes of {}.{} failed, will retry: {}", shard, g.keyspace(), g.table(), rootMessage(failed.get(i)));
-                done[i] = null;
-            }
-            finish(g, done[i], 0, nowMillis);
+            finish(groups.get(i), done[i], 0, nowMillis);
         }
     }
 
@@ -274,7 +242,7 @@ final class ShardWorker {
             }
         }
         if (outcome != Repairer.Outcome.RETRY && outcome != Repairer.Outcome.DROPPED) {
-            repairer.counted(g);
+            repairs.counted(g);
         }
         metrics.markersDone.add(g.markerIds().size());
         for (UUID id : g.markerIds()) {
@@ -292,26 +260,12 @@ final class ShardWorker {
                 pendingIds.removeAll(p.group.markerIds());
             }
         }
-        CoalescedWrites writes = repairer.coalesced();
-        Repairer.Outcome[] done = new Repairer.Outcome[due.size()];
-        for (int i = 0; i < due.size(); i++) {
-            Pending p = due.get(i);
-            try {
-                done[i] = repairer.repair(p.group, null, writes.sink(i));
-            } catch (RuntimeException e) {
-                metrics.errors.increment();
-                LOG.debug("shard {}: retry of {}.{} failed again: {}", shard, p.group.keyspace(), p.group.table(), rootMessage(e));
-            }
+        if (due.isEmpty()) {
+            return;
         }
-        Map<Integer, Throwable> failed = writes.send();
+        Repairer.Outcome[] done = repairs.repair(shard, due.stream().map(Pending::group).toList(), false);
         for (int i = 0; i < due.size(); i++) {
             Pending p = due.get(i);
-            if (done[i] != null && failed.containsKey(i)) {
-                metrics.errors.increment();
-                LOG.debug("shard {}: index writes of a retry of {}.{} failed again: {}", shard, p.group.keyspace(), p.group.table(),
-                        rootMessage(failed.get(i)));
-                done[i] = null;
-            }
             finish(p.group, done[i], p.attempts, nowMillis);
         }
     }
@@ -335,7 +289,7 @@ final class ShardWorker {
         }
         Instant resume = Instant.ofEpochMilli(upTo - GRACE.toMillis() - SWEEP_EVERY.toMillis());
         if (lastCheckpointValue == null || resume.isAfter(lastCheckpointValue)) {
-            tables.checkpoint(shard, resume, owner);
+            checkpoints.checkpoint(shard, resume, owner);
             lastCheckpointValue = resume;
         }
     }

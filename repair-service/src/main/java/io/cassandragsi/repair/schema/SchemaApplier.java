@@ -218,6 +218,9 @@ public final class SchemaApplier {
     }
 
     private static String describe(List<TableDef> defs) {
+        if (defs.isEmpty()) {
+            return "no definition (the project keyspace alone)";
+        }
         List<String> names = new ArrayList<>();
         defs.forEach(d -> names.add(d.qualifiedName()));
         return defs.size() + " definition(s) (" + String.join(", ", names) + ")";

@@ -87,15 +87,17 @@ public final class SchemaPlanner {
         }
     }
 
+    /** The project keyspace and every table in it (work queue, checkpoints, leases, instances, jobs) that is missing. */
     private void planProject(LiveSchema live) {
         ensureKeyspace(live, projectKeyspace, "project keyspace " + projectKeyspace);
-        Optional<LiveTable> queue = live.table(projectKeyspace, QueueLayout.TABLE);
-        if (queue.isEmpty()) {
-            statements.add(new Statement("create work queue " + projectKeyspace + "." + QueueLayout.TABLE,
-                    QueueLayout.createTable(projectKeyspace, queueSettings)));
-        } else if (!queueSettings.toComment().equals(queue.get().comment())) {
-            warnings.add("work queue " + queue.get().qualifiedName() + " exists with settings " + queue.get().comment()
-                    + ", different from " + queueSettings.toComment() + "; left unchanged");
+        for (ProjectTables.Table t : ProjectTables.all(projectKeyspace, queueSettings)) {
+            Optional<LiveTable> existing = live.table(projectKeyspace, t.name());
+            if (existing.isEmpty()) {
+                statements.add(new Statement("create " + t.what() + " " + projectKeyspace + "." + t.name(), t.cql()));
+            } else if (t.name().equals(QueueLayout.TABLE) && !queueSettings.toComment().equals(existing.get().comment())) {
+                warnings.add("work queue " + existing.get().qualifiedName() + " exists with settings " + existing.get().comment()
+                        + ", different from " + queueSettings.toComment() + "; left unchanged");
+            }
         }
     }
 

@@ -34,7 +34,9 @@ public final class GsiServer implements AutoCloseable {
     public GsiServer(CqlSession session, GsiConfig config) {
         Catalog catalog = new Catalog(session);
         this.service = new RepairService(session, config, catalog);
-        this.jobs = new JobRegistry(new Jobs(session, catalog, config.projectKeyspace(), config.consistency()));
+        Jobs runner = new Jobs(session, catalog, config.projectKeyspace(), config.consistency());
+        runner.ledger(); // like the service's tables: a missing jobs table stops the start, naming it
+        this.jobs = new JobRegistry(runner);
         this.reader = new IndexReader(session, catalog, service.queue(), config.consistency().read(),
                 tokenKey(config.http().token()), IndexReader.CHECK_CONCURRENCY);
         bindMetrics();

@@ -7,7 +7,9 @@ import io.cassandragsi.repair.queue.QueueConsumer;
 import io.cassandragsi.repair.queue.Repairer;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.QueueStore;
-import io.cassandragsi.repair.store.ServiceTables;
+import io.cassandragsi.repair.store.CheckpointsTable;
+import io.cassandragsi.repair.store.InstancesTable;
+import io.cassandragsi.repair.store.LeasesTable;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -40,10 +42,10 @@ public final class RepairService implements AutoCloseable {
         ServiceGrants.require(session, config.cassandra().username(), catalog, keyspace);
         this.repairer = new Repairer(catalog, read, serial, write);
         this.queue = new QueueStore(session, keyspace);
-        ServiceTables tables = new ServiceTables(session, keyspace);
         String owner = ownerId();
         Duration poll = config.queue().pollInterval();
-        this.consumer = new QueueConsumer(queue, tables, repairer, owner, poll, read, 16);
+        this.consumer = new QueueConsumer(queue, new CheckpointsTable(session, keyspace), new LeasesTable(session, keyspace),
+                new InstancesTable(session, keyspace), repairer, owner, poll, read, 16);
     }
 
     private static String ownerId() {

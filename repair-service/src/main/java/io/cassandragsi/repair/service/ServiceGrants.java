@@ -29,14 +29,13 @@ import org.slf4j.LoggerFactory;
  *   <li>SELECT on each indexed base table (diffs, recomputes, consistent reads, check, rebuild);
  *   <li>SELECT and MODIFY on each index table {@code idx_<table>_<index>_ever} and rows table
  *       {@code idx_<table>__rows} (entries, marks, {@code USING TIMESTAMP} writes and deletes);
- *   <li>SELECT, MODIFY and CREATE on the tables of the project keyspace: it reads the work queue and
- *       queues markers (read repair, follow-ups), keeps checkpoints, leases (lightweight
- *       transactions), instances and jobs, and creates those four tables when missing ({@code
- *       CREATE TABLE IF NOT EXISTS}, which Cassandra authorizes whether or not the table exists).
+ *   <li>SELECT and MODIFY on the tables of the project keyspace: it reads the work queue and
+ *       queues markers (read repair, follow-ups), and keeps checkpoints, leases (lightweight
+ *       transactions), instances and jobs.
  * </ul>
  *
- * Nothing else: no base-table writes, no other keyspace, no schema changes outside the project
- * keyspace. The check lists the role's permissions ({@code LIST ALL PERMISSIONS OF}, which covers
+ * Nothing else: no base-table writes, no other keyspace, no schema changes ({@code schema apply}
+ * creates every table the service uses, the project keyspace's included). The check lists the role's permissions ({@code LIST ALL PERMISSIONS OF}, which covers
  * the roles granted to it); a grant on a keyspace or on all keyspaces covers what lies under it. A
  * superuser passes; so does every role when the cluster has no authentication or no authorizer.
  */
@@ -147,7 +146,7 @@ public final class ServiceGrants {
     public static List<Grant> required(String projectKeyspace, Collection<IndexedTable> tables) {
         List<Grant> out = new ArrayList<>();
         Resource project = Resource.allTables(projectKeyspace);
-        for (String p : List.of("SELECT", "MODIFY", "CREATE")) {
+        for (String p : List.of("SELECT", "MODIFY")) {
             out.add(new Grant(p, project));
         }
         for (IndexedTable t : tables) {

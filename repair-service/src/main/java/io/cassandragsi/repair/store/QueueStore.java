@@ -15,7 +15,7 @@ import java.util.UUID;
  * The work queue the trigger writes (layout in {@link QueueLayout}): read only, by shard and time
  * bucket. The service never deletes markers; TTL and time-window compaction drop them whole.
  */
-public final class QueueStore {
+public final class QueueStore implements QueueReads {
     private final CqlSession session;
     private final PreparedStatement after;
     private final PreparedStatement between;
@@ -32,10 +32,7 @@ public final class QueueStore {
         this.session = session;
         this.keyspace = keyspace;
         String table = Cql.qualified(keyspace, QueueLayout.TABLE);
-        var meta = session.getMetadata().getKeyspace(Cql.quote(keyspace))
-                .flatMap(k -> k.getTable(Cql.quote(QueueLayout.TABLE)))
-                .orElseThrow(() -> new IllegalStateException("no queue table " + keyspace + "." + QueueLayout.TABLE
-                        + ": run ./gsi schema apply first"));
+        var meta = MissingTableException.requireMetadata(session, keyspace, QueueLayout.TABLE, "work queue");
         this.settings = QueueLayout.Settings.parseComment(meta.getOptions().getOrDefault(
                 com.datastax.oss.driver.api.core.CqlIdentifier.fromCql("comment"), "{}").toString());
         this.after = session.prepare("SELECT id, keyspace_name, table_name, pk, ck, tid_min, tid_max, flags FROM " + table
@@ -50,6 +47,7 @@ public final class QueueStore {
                 + " (shard, bucket, id, keyspace_name, table_name, pk, ck, tid_min, tid_max, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     }
 
+    @Override
     public QueueLayout.Settings settings() {
         return settings;
     }
@@ -58,13 +56,7 @@ public final class QueueStore {
         return keyspace;
     }
 
-    /** At most this many markers per read. */
-    public static final int READ_LIMIT = 5000;
-
-    /**
-     * Markers of one shard and bucket with an id after {@code afterId} and not after {@code upTo}
-     * (null: no upper bound), in id order, at most {@link #READ_LIMIT}.
-     */
+    @Override
     public List<Marker> read(int shard, long bucket, UUID afterId, UUID upTo, ConsistencyLevel cl) {
         List<Marker> out = new ArrayList<>();
         var stmt = upTo == null ? after.bind(shard, bucket, afterId) : between.bind(shard, bucket, afterId, upTo);
@@ -75,7 +67,7 @@ public final class QueueStore {
         return out;
     }
 
-    /** The ids of the markers of one shard and bucket after {@code afterId}, in id order, at most {@link #READ_LIMIT}. */
+    @Override
     public List<UUID> readIds(int shard, long bucket, UUID afterId, ConsistencyLevel cl) {
         List<UUID> out = new ArrayList<>();
         for (Row r : session.execute(idsAfter.bind(shard, bucket, afterId).setConsistencyLevel(cl).setPageSize(READ_LIMIT + 1))) {
@@ -84,7 +76,7 @@ public final class QueueStore {
         return out;
     }
 
-    /** The markers with these ids in one shard and bucket (at most 100 ids), in id order; ids not found are left out. */
+    @Override
     public List<Marker> readByIds(int shard, long bucket, List<UUID> ids, ConsistencyLevel cl) {
         if (ids.size() > 100) {
             throw new IllegalArgumentException(ids.size() + " marker ids asked for, at most 100 per query");

@@ -58,7 +58,7 @@ class GsiCommandTest {
     void should_exit_with_usage_code_when_option_is_unknown() {
         assertThat(run("schema", "apply", "--dryrun", "x.json").code()).isEqualTo(GsiCommand.USAGE);
         assertThat(run("schema").code()).isEqualTo(GsiCommand.USAGE);
-        assertThat(run("schema", "apply").code()).isEqualTo(GsiCommand.USAGE);
+        // `schema apply` without files is no usage error: it applies the project keyspace alone (see below)
     }
 
     @Test
@@ -94,6 +94,20 @@ class GsiCommandTest {
                 .contains("-- create project keyspace gsi\nCREATE KEYSPACE IF NOT EXISTS \"gsi\"")
                 .contains("-- create base table wiki.revisions\nCREATE TABLE IF NOT EXISTS \"wiki\".\"revisions\"")
                 .contains("-- create trigger gsi_index on wiki.revisions\nCREATE TRIGGER IF NOT EXISTS");
+    }
+
+    @Test
+    void should_plan_the_project_keyspace_and_its_tables_when_dry_run_has_no_definition() {
+        Run r = run("schema", "apply", "--dry-run", "--contact-point", NO_CLUSTER);
+        assertThat(r.code()).as(r.err()).isEqualTo(GsiCommand.OK);
+        assertThat(r.out())
+                .startsWith("-- schema apply --dry-run: no definition (the project keyspace alone); nothing is executed\n")
+                .contains("-- create project keyspace gsi\nCREATE KEYSPACE IF NOT EXISTS \"gsi\"")
+                .contains("-- create work queue gsi.queue\nCREATE TABLE IF NOT EXISTS \"gsi\".\"queue\"")
+                .contains("-- create shard checkpoints gsi.checkpoints\nCREATE TABLE IF NOT EXISTS \"gsi\".\"checkpoints\"")
+                .contains("-- create shard leases gsi.leases\nCREATE TABLE IF NOT EXISTS \"gsi\".\"leases\"")
+                .contains("-- create service instances gsi.instances\nCREATE TABLE IF NOT EXISTS \"gsi\".\"instances\"")
+                .contains("-- create job ledger gsi.jobs\nCREATE TABLE IF NOT EXISTS \"gsi\".\"jobs\"");
     }
 
     @Test

@@ -15,6 +15,7 @@ import java.util.Map;
 final class LiveFixtures {
     private LiveFixtures() {}
 
+    /** The project keyspace with every table {@code schema apply} makes there (the service's with a stand-in key). */
     static LiveSchema project(String keyspace) {
         Map<String, String> columns = new LinkedHashMap<>();
         for (String c : List.of("shard int", "bucket bigint", "id timeuuid", "keyspace_name text", "table_name text",
@@ -25,7 +26,14 @@ final class LiveFixtures {
         LiveTable queue = new LiveTable(keyspace, QueueLayout.TABLE,
                 List.of(LiveColumn.of("shard", "int"), LiveColumn.of("bucket", "bigint")),
                 List.of(LiveColumn.of("id", "timeuuid")), columns, QueueLayout.Settings.defaults().toComment(), Map.of());
-        return LiveSchema.empty().with(queue);
+        LiveSchema live = LiveSchema.empty().with(queue);
+        for (ProjectTables.Table t : ProjectTables.all(keyspace, QueueLayout.Settings.defaults())) {
+            if (!t.name().equals(QueueLayout.TABLE)) {
+                live = live.with(new LiveTable(keyspace, t.name(), List.of(LiveColumn.of("k", "text")), List.of(),
+                        Map.of("k", "text"), "", Map.of()));
+            }
+        }
+        return live;
     }
 
     /** The project keyspace plus everything {@code defs} create. */

@@ -2,6 +2,10 @@ package io.cassandragsi.repair.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cassandragsi.repair.jobs.JobsTable;
+import io.cassandragsi.repair.store.CheckpointsTable;
+import io.cassandragsi.repair.store.InstancesTable;
+import io.cassandragsi.repair.store.LeasesTable;
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.CqlGenerator.Statement;
 import io.cassandragsi.schema.Definitions;
@@ -72,11 +76,18 @@ class SchemaPlannerTest {
         assertThat(plan.errors()).isEmpty();
         assertThat(plan.warnings()).as("only the projection of text values, for the new index that has one").singleElement().asString()
                 .startsWith("wiki.revisions: index 'by_length' projects value (string): each write copies");
-        assertThat(plan.statements().stream().map(Statement::cql).toList())
-                .isEqualTo(CqlGenerator.all(revisions(), "gsi", REPLICATION).stream().map(Statement::cql).toList());
+        List<String> generated = new java.util.ArrayList<>(CqlGenerator.all(revisions(), "gsi", REPLICATION).stream().map(Statement::cql).toList());
+        generated.addAll(2, List.of(CheckpointsTable.createStatement("gsi"), LeasesTable.createStatement("gsi"),
+                InstancesTable.createStatement("gsi"), JobsTable.createStatement("gsi")));
+        assertThat(plan.statements().stream().map(Statement::cql).toList()).as("the generator's, the service's tables after the queue")
+                .isEqualTo(generated);
         assertThat(purposes(plan)).containsExactly(
                 "create project keyspace gsi",
                 "create work queue gsi.queue",
+                "create shard checkpoints gsi.checkpoints",
+                "create shard leases gsi.leases",
+                "create service instances gsi.instances",
+                "create job ledger gsi.jobs",
                 "create keyspace wiki",
                 "create base table wiki.revisions",
                 "create rows table wiki.idx_revisions__rows (the entry keys each row has had)",
@@ -341,6 +352,27 @@ class SchemaPlannerTest {
     @Test
     void should_not_create_project_keyspace_when_it_exists_without_queue() {
         Plan plan = plan(LiveSchema.empty().withKeyspace("gsi"), revisions());
-        assertThat(purposes(plan)).startsWith("create work queue gsi.queue", "create keyspace wiki");
+        assertThat(purposes(plan)).startsWith("create work queue gsi.queue", "create shard checkpoints gsi.checkpoints");
+        assertThat(purposes(plan)).doesNotContain("create project keyspace gsi");
+    }
+
+    @Test
+    void should_create_only_the_missing_service_tables_when_the_queue_exists() {
+        LiveSchema live = LiveSchema.empty().with(LiveFixtures.project("gsi").table("gsi", "queue").orElseThrow())
+                .with(LiveFixtures.project("gsi").table("gsi", "leases").orElseThrow());
+        Plan plan = plan(live);
+        assertThat(plan.errors()).isEmpty();
+        assertThat(purposes(plan)).containsExactly("create shard checkpoints gsi.checkpoints", "create service instances gsi.instances",
+                "create job ledger gsi.jobs");
+        assertThat(plan.statements()).allSatisfy(s -> assertThat(s.cql()).startsWith("CREATE TABLE IF NOT EXISTS \"gsi\"."));
+    }
+
+    @Test
+    void should_create_the_project_tables_when_there_is_no_definition() {
+        Plan plan = plan(LiveSchema.empty());
+        assertThat(purposes(plan)).containsExactly("create project keyspace gsi", "create work queue gsi.queue",
+                "create shard checkpoints gsi.checkpoints", "create shard leases gsi.leases", "create service instances gsi.instances",
+                "create job ledger gsi.jobs");
+        assertThat(plan(LiveFixtures.project("gsi")).statements()).as("and nothing once they exist").isEmpty();
     }
 }

@@ -18,11 +18,11 @@ class ServiceGrantsTest {
     }
 
     @Test
-    void should_need_base_select_and_index_and_rows_table_select_modify_and_the_project_keyspace() {
+    void should_need_base_select_and_index_and_rows_table_select_modify_and_the_project_keyspace_without_create() {
         List<String> required = ServiceGrants.required("gsi", List.of(REVISIONS)).stream().map(Grant::toString)
                 .collect(Collectors.toList());
         assertThat(required).containsExactly(
-                "SELECT on keyspace gsi", "MODIFY on keyspace gsi", "CREATE on keyspace gsi",
+                "SELECT on keyspace gsi", "MODIFY on keyspace gsi",
                 "SELECT on table wiki.revisions",
                 "SELECT on table wiki.idx_revisions_by_length_ever", "MODIFY on table wiki.idx_revisions_by_length_ever",
                 "SELECT on table wiki.idx_revisions_by_tid_ever", "MODIFY on table wiki.idx_revisions_by_tid_ever",
@@ -52,8 +52,7 @@ class ServiceGrantsTest {
         List<Grant> granted = List.of(
                 grant("SELECT", "<all keyspaces>"),
                 grant("MODIFY", "<keyspace wiki>"),
-                grant("MODIFY", "<all tables in gsi>"),
-                grant("CREATE", "<keyspace gsi>"));
+                grant("MODIFY", "<all tables in gsi>"));
         assertThat(ServiceGrants.missing(required, granted)).isEmpty();
     }
 
@@ -62,17 +61,17 @@ class ServiceGrantsTest {
         List<Grant> required = ServiceGrants.required("gsi", List.of(REVISIONS));
         List<Grant> granted = required.stream()
                 .filter(g -> !g.toString().equals("MODIFY on table wiki.idx_revisions_by_tid_ever"))
-                .filter(g -> !g.toString().equals("CREATE on keyspace gsi"))
+                .filter(g -> !g.toString().equals("MODIFY on keyspace gsi"))
                 .collect(Collectors.toList());
         granted.add(grant("MODIFY", "<table wiki.revisions>"));
-        granted.add(grant("CREATE", "<keyspace other>"));
+        granted.add(grant("MODIFY", "<keyspace other>"));
         List<Grant> missing = ServiceGrants.missing(required, granted);
         assertThat(missing).extracting(Grant::toString)
-                .containsExactly("CREATE on keyspace gsi", "MODIFY on table wiki.idx_revisions_by_tid_ever");
+                .containsExactly("MODIFY on keyspace gsi", "MODIFY on table wiki.idx_revisions_by_tid_ever");
         assertThat(ServiceGrants.refusal("gsi_service", missing)).isEqualTo(
-                "role 'gsi_service' lacks 2 grants the repair service needs: CREATE on keyspace gsi,"
+                "role 'gsi_service' lacks 2 grants the repair service needs: MODIFY on keyspace gsi,"
                         + " MODIFY on table wiki.idx_revisions_by_tid_ever. As a superuser:"
-                        + " GRANT CREATE ON KEYSPACE gsi TO 'gsi_service';"
+                        + " GRANT MODIFY ON KEYSPACE gsi TO 'gsi_service';"
                         + " GRANT MODIFY ON TABLE wiki.idx_revisions_by_tid_ever TO 'gsi_service';");
     }
 

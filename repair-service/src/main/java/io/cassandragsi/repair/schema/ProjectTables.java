@@ -1,0 +1,31 @@
+package io.cassandragsi.repair.schema;
+
+import io.cassandragsi.repair.jobs.JobsTable;
+import io.cassandragsi.repair.store.CheckpointsTable;
+import io.cassandragsi.repair.store.InstancesTable;
+import io.cassandragsi.repair.store.LeasesTable;
+import io.cassandragsi.schema.QueueLayout;
+import java.util.List;
+
+/**
+ * Every table of the project keyspace, as {@code schema apply} creates them: the work queue the
+ * trigger writes, and the tables of the repair service and its jobs. Each statement comes from the
+ * class that owns the table; the service and the jobs never create a table (their role needs no
+ * {@code CREATE}) and refuse to start without theirs.
+ */
+public final class ProjectTables {
+    private ProjectTables() {}
+
+    /** One table: its name in the project keyspace, what it holds, and its {@code CREATE TABLE IF NOT EXISTS}. */
+    public record Table(String name, String what, String cql) {}
+
+    /** The work queue first, then the service's tables, in the order {@code schema apply} creates them. */
+    public static List<Table> all(String keyspace, QueueLayout.Settings queue) {
+        return List.of(
+                new Table(QueueLayout.TABLE, "work queue", QueueLayout.createTable(keyspace, queue)),
+                new Table(CheckpointsTable.TABLE, CheckpointsTable.WHAT, CheckpointsTable.createStatement(keyspace)),
+                new Table(LeasesTable.TABLE, LeasesTable.WHAT, LeasesTable.createStatement(keyspace)),
+                new Table(InstancesTable.TABLE, InstancesTable.WHAT, InstancesTable.createStatement(keyspace)),
+                new Table(JobsTable.TABLE, JobsTable.WHAT, JobsTable.createStatement(keyspace)));
+    }
+}

@@ -1,0 +1,49 @@
+package io.cassandragsi.repair.store;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import io.cassandragsi.schema.Cql;
+
+/**
+ * The table {@code <project keyspace>.leases} (STYLE.md item 2: this class owns it): one row per
+ * shard held, written only with lightweight transactions.
+ */
+public final class LeasesTable implements Leases {
+    public static final String TABLE = "leases";
+    public static final String WHAT = "shard leases";
+
+    private final CqlSession session;
+    private final PreparedStatement acquire;
+    private final PreparedStatement renew;
+    private final PreparedStatement release;
+
+    public static String createStatement(String keyspace) {
+        return "CREATE TABLE IF NOT EXISTS " + Cql.qualified(keyspace, TABLE)
+                + " (shard int PRIMARY KEY, owner text) WITH gc_grace_seconds = 3600;";
+    }
+
+    /** Over the existing table; {@link MissingTableException} when {@code schema apply} has not created it. */
+    public LeasesTable(CqlSession session, String keyspace) {
+        MissingTableException.require(session, keyspace, TABLE, WHAT);
+        this.session = session;
+        String t = Cql.qualified(keyspace, TABLE);
+        this.acquire = session.prepare("INSERT INTO " + t + " (shard, owner) VALUES (?, ?) IF NOT EXISTS USING TTL ?");
+        this.renew = session.prepare("UPDATE " + t + " USING TTL ? SET owner = ? WHERE shard = ? IF owner = ?");
+        this.release = session.prepare("DELETE FROM " + t + " WHERE shard = ? IF owner = ?");
+    }
+
+    @Override
+    public boolean acquire(int shard, String owner, int ttlSeconds) {
+        return session.execute(acquire.bind(shard, owner, ttlSeconds)).wasApplied();
+    }
+
+    @Override
+    public boolean renew(int shard, String owner, int ttlSeconds) {
+        return session.execute(renew.bind(ttlSeconds, owner, shard, owner)).wasApplied();
+    }
+
+    @Override
+    public void release(int shard, String owner) {
+        session.execute(release.bind(shard, owner));
+    }
+}

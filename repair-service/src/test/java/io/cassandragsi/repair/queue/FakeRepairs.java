@@ -1,0 +1,49 @@
+package io.cassandragsi.repair.queue;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/** Repairs that record every marker they are handed and fail the ones a test says. */
+final class FakeRepairs implements GroupRepairs {
+    /** Every marker id handed over, once per attempt, in order. */
+    final List<UUID> attempts = Collections.synchronizedList(new ArrayList<>());
+    /** Marker ids whose next attempts fail, with how many. */
+    final Map<UUID, Integer> failures = new HashMap<>();
+    final Set<UUID> counted = new HashSet<>();
+
+    @Override
+    public synchronized Repairer.Outcome[] repair(int shard, List<MarkerGroup> groups, boolean first) {
+        Repairer.Outcome[] out = new Repairer.Outcome[groups.size()];
+        for (int i = 0; i < groups.size(); i++) {
+            MarkerGroup g = groups.get(i);
+            attempts.addAll(g.markerIds());
+            boolean fail = false;
+            for (UUID id : g.markerIds()) {
+                Integer left = failures.get(id);
+                if (left != null && left > 0) {
+                    failures.put(id, left - 1);
+                    fail = true;
+                }
+            }
+            out[i] = fail ? null : Repairer.Outcome.DONE;
+        }
+        return out;
+    }
+
+    @Override
+    public synchronized void counted(MarkerGroup g) {
+        counted.addAll(g.markerIds());
+    }
+
+    long attemptsOf(UUID id) {
+        synchronized (attempts) {
+            return attempts.stream().filter(id::equals).count();
+        }
+    }
+}

@@ -1,0 +1,128 @@
+package io.cassandragsi.repair.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
+import io.cassandragsi.repair.store.ManualClock;
+import io.cassandragsi.repair.store.MemoryCheckpoints;
+import io.cassandragsi.repair.store.MemoryQueue;
+import io.cassandragsi.repair.store.QueueStore.Marker;
+import io.cassandragsi.schema.QueueLayout;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/** One shard's consumption against the in-memory queue and checkpoints, on a clock the test moves. */
+class ShardWorkerTest {
+    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+    private static final QueueLayout.Settings ONE_SHARD = new QueueLayout.Settings(1, 10, 7 * 24 * 3600);
+
+    private final ManualClock clock = new ManualClock(T0);
+    private final MemoryQueue queue = new MemoryQueue(clock, ONE_SHARD);
+    private final MemoryCheckpoints checkpoints = new MemoryCheckpoints(clock);
+    private final FakeRepairs repairs = new FakeRepairs();
+    private final QueueMetrics metrics = new QueueMetrics();
+
+    private ShardWorker worker(FakeRepairs with) {
+        ShardWorker w = new ShardWorker(0, queue, checkpoints, with, metrics, "a", DefaultConsistencyLevel.LOCAL_QUORUM);
+        Instant from = checkpoints.checkpoint(0);
+        w.resumeFrom(from != null ? from : T0);
+        return w;
+    }
+
+    private Marker add(Duration after) {
+        Marker m = Markers.at(T0.plus(after), "row");
+        queue.add(m);
+        return m;
+    }
+
+    /** Steps every {@code every} until {@code until} (after T0), the clock moving with it. */
+    private void run(ShardWorker w, Duration until, Duration every) {
+        while (clock.instant().isBefore(T0.plus(until))) {
+            clock.advance(every);
+            w.step(clock.millis());
+        }
+    }
+
+    @Test
+    void should_process_each_marker_once_when_the_fast_path_and_the_sweeps_all_see_it() {
+        ShardWorker w = worker(repairs);
+        Marker m1 = add(Duration.ofSeconds(1));
+        Marker m2 = add(Duration.ofMillis(12_500)); // the next bucket
+        run(w, Duration.ofSeconds(45), Duration.ofMillis(250));
+        assertThat(repairs.attempts).containsExactly(m1.id(), m2.id());
+        assertThat(repairs.counted).containsExactlyInAnyOrder(m1.id(), m2.id());
+        assertThat(metrics.lateMarkers.sum()).isZero();
+    }
+
+    @Test
+    void should_leave_a_marker_to_the_next_step_when_it_is_younger_than_the_settle_time() {
+        ShardWorker w = worker(repairs);
+        Marker m = add(Duration.ofSeconds(1));
+        clock.advance(Duration.ofMillis(1_030));
+        w.step(clock.millis());
+        assertThat(repairs.attempts).as("30 ms old: concurrent batches may still land before it").isEmpty();
+        clock.advance(Duration.ofMillis(30));
+        w.step(clock.millis());
+        assertThat(repairs.attempts).containsExactly(m.id());
+    }
+
+    @Test
+    void should_pick_up_a_marker_in_the_short_sweep_when_it_became_visible_after_later_ones() {
+        ShardWorker w = worker(repairs);
+        Marker later = add(Duration.ofSeconds(2));
+        clock.advance(Duration.ofMillis(2_100));
+        w.step(clock.millis());
+        assertThat(repairs.attempts).containsExactly(later.id());
+        Marker late = add(Duration.ofMillis(1_500)); // its id is older than the fast path's position
+        clock.advance(Duration.ofMillis(500));
+        w.step(clock.millis());
+        assertThat(repairs.attempts).as("behind the fast path, not swept yet").containsExactly(later.id());
+        clock.advance(Duration.ofMillis(600));
+        w.step(clock.millis());
+        assertThat(repairs.attempts).containsExactly(later.id(), late.id());
+        assertThat(metrics.lateMarkers.sum()).isEqualTo(1);
+        run(w, Duration.ofSeconds(45), Duration.ofMillis(500));
+        assertThat(repairs.attempts).as("and once only").containsExactly(later.id(), late.id());
+    }
+
+    @Test
+    void should_retry_a_failed_group_after_its_backoff_and_not_before() {
+        ShardWorker w = worker(repairs);
+        Marker m = add(Duration.ofSeconds(1));
+        repairs.failures.put(m.id(), 1);
+        clock.advance(Duration.ofMillis(1_100));
+        w.step(clock.millis());
+        assertThat(w.pendingCount()).isEqualTo(1);
+        clock.advance(Duration.ofMillis(100));
+        w.step(clock.millis());
+        assertThat(repairs.attemptsOf(m.id())).as("within the 200 ms backoff").isEqualTo(1);
+        clock.advance(Duration.ofMillis(150));
+        w.step(clock.millis());
+        assertThat(repairs.attemptsOf(m.id())).isEqualTo(2);
+        assertThat(w.pendingCount()).isZero();
+        run(w, Duration.ofSeconds(45), Duration.ofMillis(500));
+        assertThat(repairs.attemptsOf(m.id())).as("the sweeps leave a finished marker alone").isEqualTo(2);
+        assertThat(metrics.markersDone.sum()).isEqualTo(1);
+    }
+
+    @Test
+    void should_hold_the_checkpoint_behind_an_unfinished_marker_and_resume_there_after_a_restart() {
+        ShardWorker first = worker(repairs);
+        Marker stuck = add(Duration.ofSeconds(40));
+        Marker done = add(Duration.ofSeconds(41));
+        repairs.failures.put(stuck.id(), Integer.MAX_VALUE);
+        run(first, Duration.ofSeconds(90), Duration.ofMillis(500));
+        assertThat(repairs.counted).containsExactly(done.id());
+        // the grace period and a sweep interval before the oldest unfinished marker
+        assertThat(checkpoints.checkpoint(0)).isEqualTo(T0.plusSeconds(40 - 30));
+
+        FakeRepairs afterRestart = new FakeRepairs();
+        ShardWorker second = worker(afterRestart); // a new process: nothing in memory but the checkpoint
+        Marker fresh = add(Duration.ofSeconds(91));
+        run(second, Duration.ofSeconds(95), Duration.ofMillis(500));
+        assertThat(afterRestart.counted).containsExactlyInAnyOrder(stuck.id(), done.id(), fresh.id());
+        run(second, Duration.ofSeconds(200), Duration.ofMillis(500));
+        assertThat(checkpoints.checkpoint(0)).as("advances once nothing is unfinished").isAfter(T0.plusSeconds(91 + 30 - 40));
+    }
+}
