@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The repair of a versioned row after versions went away (a row, range or partition delete, an
@@ -165,63 +166,94 @@ public final class VersionRecompute {
     }
 
     /**
-     * What a recompute writes to an index that keeps one entry per version (its key holds the tid):
-     * the entries of versions that went away are deleted, the entries of remaining versions that an
-     * earlier recompute may have deleted are written again. Such entries have no {@code _deleted}:
-     * a row delete is the only way to make one stop matching, and it shadows every write at or
-     * below its timestamp. So every recompute writes at one timestamp {@code at} above everything
-     * that may have written those entries before: above each version's TS (the trigger), above the
-     * recorded keys' write times, and above {@code recomputedAt} (the highest timestamp an earlier
-     * recompute of the row wrote at, the rows table's {@code _w}). A version that is written again
-     * after its entry was deleted has a TS not above {@code recomputedAt}, so its marker makes the
-     * service recompute the row ({@link #needsRecompute}), and the entry comes back at a higher
-     * {@code at}.
-     *
-     * @param ascending the versions that remain, ascending
-     * @param recorded each recorded entry key of this index (the rows table's {@code _vkeys}) and its write time
-     * @param recomputedAt the highest timestamp an earlier recompute wrote at (Long.MIN_VALUE: none)
-     * @param floor the least timestamp to write at (the marked version's expiry, say)
+     * The recorded entry keys of an index that keeps one entry per version (its key holds the tid)
+     * that no remaining version has: their versions went away (or were rewritten with another key).
      */
-    public static PerVersion perVersion(TablePlan plan, IndexPlan index, List<? extends VersionRow> ascending,
-            Map<List<ByteBuffer>, Long> recorded, long recomputedAt, long floor) {
-        if (!index.perVersion()) {
-            throw new IllegalArgumentException("index " + index.index().name() + " keeps one entry per row: recompute it with recompute()");
-        }
-        Map<List<ByteBuffer>, VersionRow> remaining = new java.util.LinkedHashMap<>();
+    public static List<List<ByteBuffer>> gone(TablePlan plan, IndexPlan index, List<? extends VersionRow> ascending,
+            Map<List<ByteBuffer>, Long> recorded) {
+        Set<List<ByteBuffer>> remaining = new java.util.HashSet<>();
         for (VersionRow v : ascending) {
             List<ByteBuffer> key = plan.entryKey(index, v);
             if (key != null) {
-                remaining.put(key, v);
+                remaining.add(key);
             }
         }
-        List<List<ByteBuffer>> gone = new ArrayList<>();
-        long at = Math.max(floor, recomputedAt == Long.MIN_VALUE ? Long.MIN_VALUE : recomputedAt + 1);
-        for (Map.Entry<List<ByteBuffer>, Long> k : recorded.entrySet()) {
-            if (!remaining.containsKey(k.getKey())) {
-                gone.add(k.getKey());
-                at = Math.max(at, k.getValue() + 1);
+        List<List<ByteBuffer>> out = new ArrayList<>();
+        for (List<ByteBuffer> key : recorded.keySet()) {
+            if (!remaining.contains(key)) {
+                out.add(key);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * What a recompute writes to an index that keeps one entry per version. Such entries have no
+     * {@code _deleted}: a row delete is the only way to make one stop matching, and it shadows every
+     * write at or below its timestamp. So every recompute writes at one timestamp {@code at} above
+     * everything that may have written those entries before: above each version's TS (the trigger),
+     * above the recorded keys' write times, and above {@code recomputedAt} (the highest timestamp an
+     * earlier recompute of the row wrote at, the rows table's {@code _w}, which the caller raises to
+     * {@link PerVersion#highest} before writing).
+     * <ul>
+     *   <li>the entry of a recorded key that no remaining version has ({@link #gone}) is deleted;
+     *       once it reads as absent ({@code absent}: a later recompute, the one a second later), its
+     *       key is forgotten, at the write time it was read with. The key is never forgotten in the
+     *       pass that deletes its entry: were that delete lost, nothing would find the entry again;
+     *   <li>a remaining version whose TS is not above {@code recomputedAt} may have had its entry
+     *       deleted by an earlier recompute (it went away and came back; its own writes at its TS
+     *       lose to that delete): its entry is written again. A version written again after its entry
+     *       was deleted has a TS not above {@code _w}, so its marker makes the service recompute the
+     *       row ({@link #needsRecompute});
+     *   <li>a remaining version's key that the rows table does not record is recorded at {@code at}.
+     * </ul>
+     *
+     * @param ascending the versions that remain, ascending
+     * @param recorded each recorded entry key of this index (the rows table's {@code _vkeys}) and its write time
+     * @param absent the gone keys whose entries read as absent before this recompute
+     * @param recomputedAt the highest timestamp an earlier recompute wrote at (Long.MIN_VALUE: none)
+     */
+    public static PerVersion perVersion(TablePlan plan, IndexPlan index, List<? extends VersionRow> ascending,
+            Map<List<ByteBuffer>, Long> recorded, Set<List<ByteBuffer>> absent, long recomputedAt) {
+        if (!index.perVersion()) {
+            throw new IllegalArgumentException("index " + index.index().name() + " keeps one entry per row: recompute it with recompute()");
+        }
+        long at = recomputedAt == Long.MIN_VALUE ? Long.MIN_VALUE : recomputedAt + 1;
+        long highest = Long.MIN_VALUE;
+        List<List<ByteBuffer>> delete = new ArrayList<>();
+        Map<List<ByteBuffer>, Long> unrecord = new java.util.LinkedHashMap<>();
+        for (List<ByteBuffer> key : gone(plan, index, ascending, recorded)) {
+            long written = recorded.get(key);
+            if (absent.contains(key)) {
+                unrecord.put(key, written);
+                highest = Math.max(highest, written); // a version written again at that TS must be recomputed
+            } else {
+                delete.add(key);
+                at = Math.max(at, written + 1);
             }
         }
         List<VersionRow> again = new ArrayList<>();
         List<List<ByteBuffer>> record = new ArrayList<>();
-        for (Map.Entry<List<ByteBuffer>, VersionRow> r : remaining.entrySet()) {
-            long ts = WriteTimestamps.ofSerialized(r.getValue().get(plan.tidAttribute()));
-            if (recomputedAt != Long.MIN_VALUE && ts <= recomputedAt) {
-                again.add(r.getValue()); // an earlier recompute may have deleted its entry (it went away, and came back)
+        for (VersionRow v : ascending) {
+            List<ByteBuffer> key = plan.entryKey(index, v);
+            if (key == null) {
+                continue;
             }
-            if (!recorded.containsKey(r.getKey())) {
-                record.add(r.getKey()); // its element was removed when it went away, or it predates the rows table
+            long ts = WriteTimestamps.ofSerialized(v.get(plan.tidAttribute()));
+            if (recomputedAt != Long.MIN_VALUE && ts <= recomputedAt) {
+                again.add(v);
+            }
+            if (!recorded.containsKey(key)) {
+                record.add(key); // its key was forgotten when it went away, or it predates the rows table's _vkeys
             }
             at = Math.max(at, ts + 1);
         }
         List<TablePlan.IndexWrite> writes = new ArrayList<>();
-        if (gone.isEmpty() && again.isEmpty() && record.isEmpty()) {
-            return new PerVersion(index, writes, Map.of(), List.of(), Long.MIN_VALUE);
+        if (delete.isEmpty() && again.isEmpty() && record.isEmpty()) {
+            return new PerVersion(index, writes, unrecord, List.of(), Long.MIN_VALUE, highest);
         }
-        Map<List<ByteBuffer>, Long> unrecord = new java.util.LinkedHashMap<>();
-        for (List<ByteBuffer> key : gone) {
+        for (List<ByteBuffer> key : delete) {
             writes.add(new TablePlan.Removed(index, key, at));
-            unrecord.put(key, recorded.get(key));
         }
         for (VersionRow v : again) {
             ByteBuffer tid = v.get(plan.tidAttribute());
@@ -231,18 +263,17 @@ public final class VersionRecompute {
                 }
             }
         }
-        return new PerVersion(index, writes, unrecord, record, at);
+        return new PerVersion(index, writes, unrecord, record, at, Math.max(highest, at));
     }
 
     /**
-     * A per-version recompute: the index writes, all at {@code at} (Long.MIN_VALUE: nothing to do);
-     * the recorded keys to remove from the rows table once those writes are done, each at its own
-     * write time (a version written again at that TS has its element shadowed, but its marker
-     * makes the service recompute the row, which records it again); and the keys to record, at
-     * {@code at}.
+     * A per-version recompute: the index writes, all at {@code at} (Long.MIN_VALUE: none); the
+     * recorded keys to forget, each at the write time it was read with; the keys to record, at
+     * {@code at}; and the highest timestamp to raise the rows table's {@code _w} to first
+     * (Long.MIN_VALUE: none).
      */
-    public record PerVersion(IndexPlan index, List<TablePlan.IndexWrite> writes, Map<List<ByteBuffer>, Long> unrecord, List<List<ByteBuffer>> record,
-            long at) {}
+    public record PerVersion(IndexPlan index, List<TablePlan.IndexWrite> writes, Map<List<ByteBuffer>, Long> unrecord,
+            List<List<ByteBuffer>> record, long at, long highest) {}
 
     private static long ticks(ByteBuffer tid) {
         return WriteTimestamps.ofSerialized(tid);

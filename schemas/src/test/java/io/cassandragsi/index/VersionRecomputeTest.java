@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -194,27 +195,32 @@ class VersionRecomputeTest {
     }
 
     @Test
-    void should_delete_the_per_version_entry_of_a_deleted_version_above_every_write_it_had_and_forget_its_key() {
+    void should_delete_the_per_version_entry_of_a_deleted_version_above_every_write_it_had_and_keep_its_key_until_it_reads_absent() {
         // v1 (TS 100) and v2 (TS 200) were recorded by the trigger at their TS; v2 was deleted
         Map<List<ByteBuffer>, Long> recorded = Map.of(tidKey(100), 100L, tidKey(200), 200L);
-        VersionRecompute.PerVersion pv = VersionRecompute.perVersion(PLAN, BY_TID, List.of(new Version(100, 10, "a")), recorded,
-                Long.MIN_VALUE, Long.MIN_VALUE);
+        VersionRecompute.PerVersion pv = VersionRecompute.perVersion(PLAN, BY_TID, List.of(new Version(100, 10, "a")), recorded, Set.of(),
+                Long.MIN_VALUE);
 
         assertThat(pv.writes()).singleElement().isInstanceOfSatisfying(TablePlan.Removed.class, r -> {
             assertThat(r.key()).isEqualTo(tidKey(200));
             assertThat(r.timestamp()).as("above v2's own writes at TS 200").isEqualTo(201);
         });
-        assertThat(pv.at()).isEqualTo(201);
-        assertThat(pv.unrecord()).as("its key, removed at the write time it was read with").containsExactly(Map.entry(tidKey(200), 200L));
-        assertThat(pv.record()).isEmpty();
+        assertThat(pv.highest()).isEqualTo(201);
+        assertThat(pv.unrecord()).as("were the delete lost, nothing would find the entry again").isEmpty();
+
+        // the recompute a second later: the entry reads as absent, the key is forgotten at the write time it was read with
+        VersionRecompute.PerVersion later = VersionRecompute.perVersion(PLAN, BY_TID, List.of(new Version(100, 10, "a")), recorded,
+                Set.of(tidKey(200)), 201);
+        assertThat(later.unrecord()).containsExactly(Map.entry(tidKey(200), 200L));
+        assertThat(later.writes()).noneMatch(w -> w instanceof TablePlan.Removed);
     }
 
     @Test
     void should_write_a_version_that_came_back_above_the_delete_of_its_entry_and_record_its_key_again() {
-        // v2 (TS 200) was deleted and its entry deleted at 201 (recorded as the recompute's highest); then v2 was written again:
-        // the trigger's entry at TS 200 lost to that delete, and its key, removed at 200, too
+        // v2 (TS 200) was deleted and its entry deleted at 201 (recorded as the recompute's highest), its key forgotten; then v2
+        // was written again: the trigger's entry at TS 200 lost to that delete, and so did its key
         VersionRecompute.PerVersion pv = VersionRecompute.perVersion(PLAN, BY_TID, List.of(new Version(100, 10, "a"), new Version(200, 10, "a")),
-                Map.of(tidKey(100), 100L), 201, Long.MIN_VALUE);
+                Map.of(tidKey(100), 100L), Set.of(), 201);
 
         assertThat(pv.at()).isEqualTo(202);
         assertThat(pv.writes()).allSatisfy(w -> {
@@ -228,18 +234,18 @@ class VersionRecomputeTest {
     @Test
     void should_write_nothing_for_per_version_entries_when_every_recorded_version_remains() {
         VersionRecompute.PerVersion pv = VersionRecompute.perVersion(PLAN, BY_TID, List.of(new Version(100, 10, "a"), new Version(200, 20, "b")),
-                Map.of(tidKey(100), 100L, tidKey(200), 200L), Long.MIN_VALUE, Long.MIN_VALUE);
+                Map.of(tidKey(100), 100L, tidKey(200), 200L), Set.of(), Long.MIN_VALUE);
 
         assertThat(pv.writes()).isEmpty();
-        assertThat(pv.at()).isEqualTo(Long.MIN_VALUE);
+        assertThat(pv.highest()).isEqualTo(Long.MIN_VALUE);
     }
 
     @Test
     void should_delete_above_a_key_a_recompute_recorded_at_a_later_time() {
         // v2's key was recorded again by a recompute at 500 (it had come back); now v2 is gone again
-        VersionRecompute.PerVersion pv = VersionRecompute.perVersion(PLAN, BY_TID, List.of(), Map.of(tidKey(200), 500L), 500, Long.MIN_VALUE);
+        VersionRecompute.PerVersion pv = VersionRecompute.perVersion(PLAN, BY_TID, List.of(), Map.of(tidKey(200), 500L), Set.of(), 500);
 
         assertThat(pv.writes()).singleElement().satisfies(w -> assertThat(w.timestamp()).isEqualTo(501));
-        assertThat(pv.unrecord()).containsExactly(Map.entry(tidKey(200), 500L));
+        assertThat(pv.unrecord()).isEmpty();
     }
 }

@@ -248,6 +248,7 @@ public final class Repairer {
         // an expired cell shadows lower timestamps unseen: cells that read as absent are written above the marked version
         long floor = g.tidMax() == null ? Long.MIN_VALUE : WriteTimestamps.of(g.tidMax()) + 1;
         List<TablePlan.IndexWrite> writes = new ArrayList<>();
+        List<Statement<?>> recordWrites = new ArrayList<>();
         Set<List<ByteBuffer>> rowKeys = new LinkedHashSet<>(records.keySet());
         rowKeys.addAll(rows.keySet());
         for (List<ByteBuffer> rowKey : rowKeys) {
@@ -257,7 +258,7 @@ public final class Repairer {
             Map<String, List<List<ByteBuffer>>> unrecorded = new LinkedHashMap<>();
             List<VersionRecompute.PerVersion> perVersion = perVersion(table, versions, record);
             Set<List<ByteBuffer>> writtenAgain = new java.util.HashSet<>();
-            perVersion.forEach(pv -> pv.writes().forEach(w -> writtenAgain.add(w.key())));
+            perVersion.forEach(pv -> pv.writes().stream().filter(w -> w instanceof TablePlan.Upsert).forEach(w -> writtenAgain.add(w.key())));
             for (IndexPlan plan : table.plan.indexes()) {
                 if (plan.perVersion()) {
                     for (Versions.Version v : versions) { // per-version entries of the remaining versions, at their TS
@@ -295,35 +296,38 @@ public final class Repairer {
                 // before the corrections: a diff that runs after them must see that they may be above its versions
                 long highest = VersionRecompute.highestTimestamp(writes.subList(rowStart, writes.size()));
                 for (VersionRecompute.PerVersion pv : perVersion) {
-                    highest = Math.max(highest, pv.at());
+                    highest = Math.max(highest, pv.highest());
+                    writes.addAll(pv.writes());
                 }
                 if (highest != Long.MIN_VALUE) {
                     table.records.recordRecompute(rowKey, highest, write);
                 }
+                recordWrites.addAll(versionKeys(table, rowKey, perVersion));
             }
-            applyPerVersion(table, rowKey, perVersion);
         }
         apply(table, writes, sink);
+        sink.write(recordWrites);
         diffs.increment();
         return Outcome.AGAIN;
     }
 
     /**
-     * The per-version indexes' part of a row's recompute ({@link VersionRecompute#perVersion}): the
-     * entries of versions that went away are deleted, those of versions that came back are written
-     * again. Empty when the rows table does not record their keys (made before it did).
+     * The per-version indexes' part of a row's recompute ({@link VersionRecompute#perVersion}):
+     * reads whether the entries of the keys no remaining version has are still there. Empty when
+     * the rows table does not record their keys (made before it did).
      */
-    private static List<VersionRecompute.PerVersion> perVersion(Catalog.Indexed table, List<Versions.Version> versions,
-            RowsTable.RowRecord record) {
+    private List<VersionRecompute.PerVersion> perVersion(Catalog.Indexed table, List<Versions.Version> versions, RowsTable.RowRecord record) {
         List<VersionRecompute.PerVersion> out = new ArrayList<>();
         if (table.records == null || !table.records.recordsVersionKeys()) {
             return out;
         }
         for (IndexPlan plan : table.plan.indexes()) {
             if (plan.perVersion()) {
-                VersionRecompute.PerVersion pv = VersionRecompute.perVersion(table.plan, plan, versions,
-                        record.versionKeys(plan.index().name()), record.written(), Long.MIN_VALUE);
-                if (pv.at() != Long.MIN_VALUE) {
+                Map<List<ByteBuffer>, Long> recorded = record.versionKeys(plan.index().name());
+                List<List<ByteBuffer>> gone = VersionRecompute.gone(table.plan, plan, versions, recorded);
+                Set<List<ByteBuffer>> absent = gone.isEmpty() ? Set.of() : table.indexTables.get(plan).absentAsync(gone, read).join();
+                VersionRecompute.PerVersion pv = VersionRecompute.perVersion(table.plan, plan, versions, recorded, absent, record.written());
+                if (pv.highest() != Long.MIN_VALUE) {
                     out.add(pv);
                 }
             }
@@ -331,33 +335,20 @@ public final class Repairer {
         return out;
     }
 
-    /**
-     * Writes a row's per-version corrections, then updates the keys the rows table records: an
-     * element is removed only once its entry's delete is written (were it removed first and the
-     * delete lost, nothing would find the entry again). Synchronous: such recomputes are rare.
-     */
-    private void applyPerVersion(Catalog.Indexed table, List<ByteBuffer> rowKey, List<VersionRecompute.PerVersion> perVersion) {
-        if (perVersion.isEmpty()) {
-            return;
-        }
-        List<TablePlan.IndexWrite> writes = new ArrayList<>();
-        Map<String, Map<List<ByteBuffer>, Long>> unrecord = new LinkedHashMap<>();
-        Map<String, List<List<ByteBuffer>>> record = new LinkedHashMap<>();
-        long at = Long.MIN_VALUE;
+    /** The rows-table writes of a row's per-version recompute: keys recorded at {@code at}, keys forgotten at their own write time. */
+    private List<Statement<?>> versionKeys(Catalog.Indexed table, List<ByteBuffer> rowKey, List<VersionRecompute.PerVersion> perVersion) {
+        List<Statement<?>> out = new ArrayList<>();
         for (VersionRecompute.PerVersion pv : perVersion) {
-            writes.addAll(pv.writes());
-            at = Math.max(at, pv.at());
-            unrecord.put(pv.index().index().name(), pv.unrecord());
-            record.put(pv.index().index().name(), pv.record());
+            String index = pv.index().index().name();
+            Statement<?> add = pv.record().isEmpty() ? null : table.records.addVersionKeys(rowKey, Map.of(index, pv.record()), pv.at(), write);
+            if (add != null) {
+                out.add(add);
+            }
+            if (!pv.unrecord().isEmpty()) {
+                out.addAll(table.records.forgetVersionKeys(rowKey, Map.of(index, pv.unrecord()), write));
+            }
         }
-        List<CompletableFuture<?>> done = new ArrayList<>();
-        for (com.datastax.oss.driver.api.core.cql.Statement<?> st : table.statements(writes, write)) {
-            done.add(table.execute(st).toCompletableFuture());
-        }
-        CompletableFuture.allOf(done.toArray(new CompletableFuture<?>[0])).join();
-        count(table, writes);
-        table.records.addVersionKeys(rowKey, record, at, write);
-        table.records.removeVersionKeys(rowKey, unrecord, write);
+        return out;
     }
 
     /** The entries of the given keys (per index name), as the index holds them, per index. */

@@ -48,6 +48,8 @@ public final class IndexTable {
     private final PreparedStatement[] deleteProj;
     /** Deletes an entry row (a per-version index's entry whose version went away; null for any other index). */
     private final PreparedStatement remove;
+    /** Whether an entry row exists (a per-version index; null for any other index). */
+    private final PreparedStatement exists;
 
     /**
      * The shape of a read: how many range attributes the path fixes, and the operators ({@code >},
@@ -71,6 +73,8 @@ public final class IndexTable {
         this.markDeleted = index.perVersion() ? null : session.prepare("UPDATE " + table + " USING TIMESTAMP ? SET "
                 + Cql.quote(Index.DELETED_COLUMN) + " = ?" + whereKey);
         this.remove = index.perVersion() ? session.prepare("DELETE FROM " + table + " USING TIMESTAMP ?" + whereKey) : null;
+        this.exists = index.perVersion() ? session.prepare("SELECT " + index.keyColumns().get(0).cqlName() + " FROM " + table + whereKey)
+                : null;
         if (index.perVersion()) {
             this.entryState = null;
             this.setTid = null;
@@ -124,6 +128,21 @@ public final class IndexTable {
             }
         })).toArray(CompletableFuture<?>[]::new);
         return CompletableFuture.allOf(reads).thenApply(x -> found);
+    }
+
+    /** The keys among {@code keys} that have no entry row (a per-version index). */
+    public CompletableFuture<java.util.Set<List<ByteBuffer>>> absentAsync(java.util.Collection<List<ByteBuffer>> keys, ConsistencyLevel cl) {
+        java.util.Set<List<ByteBuffer>> absent = ConcurrentHashMap.newKeySet();
+        CompletableFuture<?>[] reads = keys.stream().map(key -> {
+            BoundStatementBuilder b = exists.boundStatementBuilder();
+            bindKey(b, 0, key);
+            return session.executeAsync(b.setConsistencyLevel(cl).setIdempotence(true).build()).toCompletableFuture().thenAccept(rs -> {
+                if (rs.one() == null) {
+                    absent.add(key);
+                }
+            });
+        }).toArray(CompletableFuture<?>[]::new);
+        return CompletableFuture.allOf(reads).thenApply(x -> absent);
     }
 
     private static int bindKey(BoundStatementBuilder b, int from, List<ByteBuffer> key) {

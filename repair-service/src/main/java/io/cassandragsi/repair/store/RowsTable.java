@@ -272,15 +272,15 @@ public final class RowsTable {
         return addVersionKeys != null;
     }
 
-    /** Records entry keys of per-version indexes (per index name) at {@code timestampMicros}. */
-    public void addVersionKeys(List<ByteBuffer> rowKey, Map<String, ? extends java.util.Collection<List<ByteBuffer>>> keys, long timestampMicros,
-            ConsistencyLevel cl) {
+    /** The statement that records entry keys of per-version indexes (per index name) at {@code timestampMicros}, or null for none. */
+    public com.datastax.oss.driver.api.core.cql.Statement<?> addVersionKeys(List<ByteBuffer> rowKey,
+            Map<String, ? extends java.util.Collection<List<ByteBuffer>>> keys, long timestampMicros, ConsistencyLevel cl) {
         Set<ByteBuffer> elements = new LinkedHashSet<>();
         keys.forEach((index, list) -> list.forEach(key -> elements.add(element(index, key))));
         if (elements.isEmpty() || addVersionKeys == null) {
-            return;
+            return null;
         }
-        session.execute(bindElements(addVersionKeys, timestampMicros, elements, rowKey).setConsistencyLevel(cl).setIdempotence(true).build());
+        return bindElements(addVersionKeys, timestampMicros, elements, rowKey).setConsistencyLevel(cl).setIdempotence(true).build();
     }
 
     /**
@@ -303,15 +303,10 @@ public final class RowsTable {
         return out;
     }
 
-    /**
-     * Removes entry keys of per-version indexes (per index name, each with the write time it was
-     * read with): each at its own write time, so that it shadows only the writes that recorded it
-     * then, not a later one.
-     */
-    public void removeVersionKeys(List<ByteBuffer> rowKey, Map<String, Map<List<ByteBuffer>, Long>> keys, ConsistencyLevel cl) {
-        if (removeVersionKeys != null) {
-            removals(removeVersionKeys, rowKey, keys, cl).forEach(session::execute);
-        }
+    /** The statements that forget entry keys of per-version indexes, like {@link #forgetKeys}. */
+    public List<com.datastax.oss.driver.api.core.cql.Statement<?>> forgetVersionKeys(List<ByteBuffer> rowKey,
+            Map<String, Map<List<ByteBuffer>, Long>> keys, ConsistencyLevel cl) {
+        return removeVersionKeys == null ? List.of() : removals(removeVersionKeys, rowKey, keys, cl);
     }
 
     /**
