@@ -382,6 +382,15 @@ class VersionedDeletesIT {
             assertThat(drift).as("seed %d: eventual reads after drain", seed).isEmpty();
             assertThat(consistent).as("seed %d: consistent reads after drain", seed).isEmpty();
             assertThat(past).as("seed %d: consistent reads as of past moments", seed).isEmpty();
+            // nothing stays pending: a diff marker whose version was deleted before the service read it is not retried
+            // until it gives up (10 minutes), it recomputes the row once the version has been missing for a few seconds
+            long quiet = System.currentTimeMillis() + 60_000;
+            while (((Number) service.status().get("pending_retries")).longValue() > 0 && System.currentTimeMillis() < quiet) {
+                Thread.sleep(500);
+            }
+            assertThat(service.status()).as("seed %d: the service after drain", seed).containsEntry("pending_retries", 0)
+                    .containsEntry("gave_up", 0L);
+            assertThat(drift(h, false)).as("seed %d: eventual reads once nothing is pending", seed).isEmpty();
             // what the repairs left (entries of deleted versions marked after their _tid) is what check expects
             io.cassandragsi.repair.jobs.Jobs jobs = new io.cassandragsi.repair.jobs.Jobs(session, GsiConfig.defaults());
             io.cassandragsi.repair.jobs.CheckResult check = jobs.check(KS, "revisions", "by_length", false, null);
@@ -452,6 +461,44 @@ class VersionedDeletesIT {
                 items = read(104);
             } while (!(items.size() == 1 && "aa".equals(items.iterator().next().get("value"))) && System.currentTimeMillis() < deadline);
             assertThat(items).extracting(m -> m.get("value")).as("the base's value, not the greater one").containsExactly("aa");
+        }
+    }
+
+    /**
+     * A version written after a delete that shadows it (the delete has the higher timestamp) never
+     * becomes readable, but the trigger wrote its entries. The version's own marker finds no
+     * version: after a few seconds the service takes it for deleted and recomputes the row,
+     * instead of retrying it for ten minutes (lag and pending retries stuck above zero, and the
+     * entries left matching when nothing else recomputes the row).
+     */
+    @Test
+    void should_drop_the_entries_of_a_version_written_under_a_newer_delete() throws Exception {
+        // a tid of the moment the version is written (4 s from now): the trigger takes it for a new version, not a rewrite
+        UUID tid = Uuids.startOf(System.currentTimeMillis() + 3_800);
+        try (RepairService service = new RepairService(session, GsiConfig.defaults()).start()) {
+            long later = (System.currentTimeMillis() + 60_000) * 1000;
+            session.execute(SimpleStatement.newInstance("DELETE FROM " + KS + ".revisions USING TIMESTAMP " + later
+                    + " WHERE key = 'shadowed' AND tid = ?", tid));
+            Thread.sleep(4_000); // its marker is handled, and the pass a second later too: nothing to do yet
+            session.execute(SimpleStatement.newInstance("INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES ('shadowed', ?, 105, 's')",
+                    tid));
+            assertThat(session.execute(SimpleStatement.newInstance("SELECT tid FROM " + KS + ".revisions WHERE key = 'shadowed'")).one())
+                    .as("the delete shadows the version").isNull();
+            long deadline = System.currentTimeMillis() + 30_000;
+            boolean listed;
+            boolean byTid;
+            do {
+                Thread.sleep(200);
+                listed = !read(105).isEmpty();
+                byTid = !reader.read(IndexReader.Query.of(KS, "revisions", "by_tid", tid.toString())).items().isEmpty();
+            } while ((listed || byTid) && System.currentTimeMillis() < deadline);
+            assertThat(listed).as("by_length still lists the shadowed version").isFalse();
+            assertThat(byTid).as("by_tid still lists the shadowed version").isFalse();
+            while (((Number) service.status().get("pending_retries")).longValue() > 0 && System.currentTimeMillis() < deadline + 30_000) {
+                Thread.sleep(200);
+            }
+            assertThat(service.status()).as("the version's marker is not retried for ten minutes").containsEntry("pending_retries", 0)
+                    .containsEntry("gave_up", 0L);
         }
     }
 
