@@ -7,8 +7,8 @@ import io.cassandragsi.repair.read.ReadException;
 
 /**
  * The one place exception types become HTTP status codes and the {@code {"error", "detail"}} body
- * (STYLE.md item 4). Reads fail with {@link ReadException} (400, 404 or 503, DESIGN.md section
- * 4), jobs with {@link UnknownTargetException} (404), {@link InvalidJobException} (400) and
+ * (STYLE.md item 4). Reads fail with {@link ReadException} (400, 404 or 503 by its kind,
+ * DESIGN.md section 4), jobs with {@link UnknownTargetException} (404), {@link InvalidJobException} (400) and
  * {@link JobConflictException} (409), HTTP itself with {@link HttpError}; anything else is a 500.
  * {@link HttpApi} logs and sends what this returns. Pure.
  */
@@ -26,7 +26,7 @@ public final class ErrorMapper {
             return new Answer(e.status(), e.error(), e.detail(), true);
         }
         if (failure instanceof ReadException e) {
-            return new Answer(e.status(), e.error(), e.detail(), true);
+            return new Answer(status(e.kind()), e.error(), e.detail(), true);
         }
         if (failure instanceof UnknownTargetException e) {
             return new Answer(404, "not_found", e.getMessage(), true);
@@ -38,6 +38,15 @@ public final class ErrorMapper {
             return new Answer(409, "job_running", e.getMessage(), true);
         }
         return new Answer(500, "internal_error", String.valueOf(failure), false);
+    }
+
+    /** The read contract's code for each way a read fails (DESIGN.md section 4). */
+    static int status(ReadException.Kind kind) {
+        return switch (kind) {
+            case BAD_REQUEST -> 400;
+            case NOT_FOUND -> 404;
+            case UNAVAILABLE -> 503;
+        };
     }
 
     /** The status {@link #map} gives. */

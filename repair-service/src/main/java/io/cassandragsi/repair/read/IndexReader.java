@@ -165,11 +165,11 @@ public final class IndexReader implements AutoCloseable {
         return page.exceptionallyCompose(e -> CompletableFuture.failedFuture(unavailable(e instanceof CompletionException c ? c.getCause() : e)));
     }
 
-    /** Driver failures that mean Cassandra did not answer become 503s; anything else is kept. */
+    /** Driver failures that mean Cassandra did not answer become {@link ReadException.Kind#UNAVAILABLE}; anything else is kept. */
     private static Throwable unavailable(Throwable e) {
         if (e instanceof AllNodesFailedException || e instanceof DriverTimeoutException || e instanceof UnavailableException
                 || e instanceof QueryConsistencyException) {
-            return new ReadException(503, "cassandra_unavailable", "Cassandra did not answer: " + e.getMessage(), e);
+            return ReadException.unavailable("Cassandra did not answer: " + e.getMessage(), e);
         }
         return e;
     }

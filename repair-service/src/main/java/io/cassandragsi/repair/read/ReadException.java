@@ -1,41 +1,48 @@
 package io.cassandragsi.repair.read;
 
 /**
- * A read that cannot be answered, with the read contract's code for it (DESIGN.md section 4): 400
- * for a bad parameter or value, 404 for an unknown keyspace, table or index, 503 when Cassandra is
- * unavailable; no other. {@code error} is a short machine-readable code, {@code detail} names what
- * is wrong. Only reads throw it: the HTTP layer's own refusals and the jobs' failures are other
- * types, and {@code http.ErrorMapper} turns all of them into answers.
+ * A read that cannot be answered (DESIGN.md section 4): a bad parameter or value, an unknown
+ * keyspace, table or index, or Cassandra unavailable; no other. {@code error} is a short
+ * machine-readable code, {@code detail} names what is wrong. Only reads throw it: the HTTP
+ * layer's own refusals and the jobs' failures are other types, and {@code http.ErrorMapper} is
+ * the one place any of them becomes a status code.
  */
 public class ReadException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    private final int status;
-    private final String error;
-
-    public ReadException(int status, String error, String detail) {
-        this(status, error, detail, null);
+    /** Why a read cannot be answered. */
+    public enum Kind {
+        /** A parameter or a value the request got wrong. */
+        BAD_REQUEST,
+        /** No such keyspace, indexed table or index. */
+        NOT_FOUND,
+        /** Cassandra did not answer. */
+        UNAVAILABLE
     }
 
-    public ReadException(int status, String error, String detail, Throwable cause) {
+    private final Kind kind;
+    private final String error;
+
+    public ReadException(Kind kind, String error, String detail, Throwable cause) {
         super(detail, cause);
-        if (status != 400 && status != 404 && status != 503) {
-            throw new IllegalArgumentException("a read fails with 400, 404 or 503, not " + status);
-        }
-        this.status = status;
+        this.kind = java.util.Objects.requireNonNull(kind, "kind");
         this.error = error;
     }
 
     public static ReadException badRequest(String error, String detail) {
-        return new ReadException(400, error, detail);
+        return new ReadException(Kind.BAD_REQUEST, error, detail, null);
     }
 
     public static ReadException notFound(String detail) {
-        return new ReadException(404, "not_found", detail);
+        return new ReadException(Kind.NOT_FOUND, "not_found", detail, null);
     }
 
-    public int status() {
-        return status;
+    public static ReadException unavailable(String detail, Throwable cause) {
+        return new ReadException(Kind.UNAVAILABLE, "cassandra_unavailable", detail, cause);
+    }
+
+    public Kind kind() {
+        return kind;
     }
 
     public String error() {

@@ -14,6 +14,8 @@ class ErrorMapperTest {
     void should_map_each_domain_failure_to_its_status_when_it_reaches_http() {
         assertThat(ErrorMapper.map(ReadException.badRequest("bad_value", "no"))).isEqualTo(new ErrorMapper.Answer(400, "bad_value", "no", true));
         assertThat(ErrorMapper.map(ReadException.notFound("gone"))).isEqualTo(new ErrorMapper.Answer(404, "not_found", "gone", true));
+        assertThat(ErrorMapper.map(ReadException.unavailable("down", null)))
+                .isEqualTo(new ErrorMapper.Answer(503, "cassandra_unavailable", "down", true));
         assertThat(ErrorMapper.map(new UnknownTargetException("ks.t is not indexed")))
                 .isEqualTo(new ErrorMapper.Answer(404, "not_found", "ks.t is not indexed", true));
         assertThat(ErrorMapper.map(new InvalidJobException("bad id", null))).isEqualTo(new ErrorMapper.Answer(400, "bad_job", "bad id", true));

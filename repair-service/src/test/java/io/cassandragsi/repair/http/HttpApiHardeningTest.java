@@ -46,8 +46,8 @@ class HttpApiHardeningTest {
                 return CompletableFuture.failedFuture(ReadException.notFound("no indexed table 'nope' in keyspace '" + q.keyspace() + "'"));
             }
             if (q.table().equals("down")) {
-                return CompletableFuture.failedFuture(new ReadException(503, "cassandra_unavailable",
-                        "Cassandra did not answer: All 1 node(s) tried failed: /10.9.8.7:9042 SELECT * FROM ks.secret"));
+                return CompletableFuture.failedFuture(ReadException.unavailable(
+                        "Cassandra did not answer: All 1 node(s) tried failed: /10.9.8.7:9042 SELECT * FROM ks.secret", null));
             }
             for (String v : q.values()) {
                 if (v.equals("hang")) {

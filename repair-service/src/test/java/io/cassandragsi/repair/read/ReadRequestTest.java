@@ -36,7 +36,7 @@ class ReadRequestTest {
             parse(def, q);
             return 200;
         } catch (ReadException e) {
-            return e.status();
+            return io.cassandragsi.repair.http.ErrorMapper.status(e);
         }
     }
 

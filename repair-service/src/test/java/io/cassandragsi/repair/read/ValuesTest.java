@@ -23,7 +23,7 @@ class ValuesTest {
     /** 200, or the status of the refusal. */
     private static int status(ThrowingCallable parse) {
         ReadException e = catchThrowableOfType(parse, ReadException.class);
-        return e == null ? 200 : e.status();
+        return e == null ? 200 : io.cassandragsi.repair.http.ErrorMapper.status(e);
     }
 
     private static long millis(ThrowingCallable r) {
