@@ -155,13 +155,7 @@ public final class DefinitionResolver {
                 return "column " + a.getKey() + " is a counter or static column";
             }
         }
-        Index index = def.index(indexName);
-        List<Column> needed = new ArrayList<>(index.proj());
-        if (!index.perVersion()) {
-            needed.add(Column.of(Index.TID_COLUMN, AttrType.TIMEUUID));
-            needed.add(Column.of(Index.DELETED_COLUMN, AttrType.TIMEUUID));
-        }
-        for (Column c : needed) {
+        for (Column c : IndexLayout.of(def.index(indexName)).regularColumns()) {
             if (!indexTableHas.test(c.name())) {
                 return "the index table has no column " + c.name();
             }

@@ -6,7 +6,6 @@ import io.cassandragsi.index.RowReconcile;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.VersionRow;
 import io.cassandragsi.index.WriteTimestamps;
-import io.cassandragsi.schema.Column;
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.DefinitionException;
 import io.cassandragsi.schema.DefinitionResolver;
