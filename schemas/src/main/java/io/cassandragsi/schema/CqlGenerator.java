@@ -63,15 +63,8 @@ public final class CqlGenerator {
 
     public static String createIndexTable(TableDef def, Index index) {
         List<String> lines = new ArrayList<>();
-        for (Column c : index.keyColumns()) {
+        for (Column c : IndexLayout.of(index).columns()) {
             lines.add("  " + c.cqlName() + " " + c.type().cql());
-        }
-        for (Column c : index.proj()) {
-            lines.add("  " + c.cqlName() + " " + c.type().cql());
-        }
-        if (!index.perVersion()) {
-            lines.add("  " + Cql.quote(Index.TID_COLUMN) + " timeuuid");
-            lines.add("  " + Cql.quote(Index.DELETED_COLUMN) + " timeuuid");
         }
         lines.add("  PRIMARY KEY (" + primaryKey(index.partitionColumns(), index.clusteringColumns()) + ")");
         return "CREATE TABLE IF NOT EXISTS " + Cql.qualified(def.keyspace(), index.tableName()) + " (\n"

@@ -69,6 +69,12 @@ public final class RowsLayout {
         return key;
     }
 
+    /** The positions of the row key's columns among the definition's attributes (the values of a base version). */
+    public static int[] rowKeyAttributes(TableDef def) {
+        List<String> names = new ArrayList<>(def.attributes().keySet());
+        return rowKey(def).stream().mapToInt(c -> names.indexOf(c.name())).toArray();
+    }
+
     public static String createTable(TableDef def) {
         List<String> lines = new ArrayList<>();
         for (Column c : rowKey(def)) {

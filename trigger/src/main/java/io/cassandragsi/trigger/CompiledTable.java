@@ -6,15 +6,16 @@ import io.cassandragsi.index.RowReconcile;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.VersionRow;
 import io.cassandragsi.index.WriteTimestamps;
-import io.cassandragsi.schema.Column;
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.DefinitionException;
+import io.cassandragsi.schema.DefinitionResolver;
 import io.cassandragsi.schema.Index;
 import io.cassandragsi.schema.QueueLayout;
 import io.cassandragsi.schema.RowsLayout;
 import io.cassandragsi.schema.TableDef;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -141,8 +142,7 @@ final class CompiledTable {
         if (ksm == null) {
             return new CompiledTable(version, null, null, base, null, null, null);
         }
-        TableDef chosen = null;
-        List<Map.Entry<Index, TableMetadata>> found = new ArrayList<>();
+        List<DefinitionResolver.Found> found = new ArrayList<>();
         for (TableMetadata t : ksm.tables) {
             CqlGenerator.IndexComment comment;
             try {
@@ -152,51 +152,39 @@ final class CompiledTable {
                 IndexTrigger.LOG.error("gsi trigger: ignoring index table {}.{}: {}", base.keyspace, t.name, e.getMessage());
                 continue;
             }
-            if (comment == null || comment.retired() || !comment.table().equals(base.name)) {
-                continue;
+            if (comment != null && comment.table().equals(base.name)) {
+                found.add(new DefinitionResolver.Found(t.name, comment));
             }
-            TableDef def = comment.definition();
-            String problem = mismatch(def, comment.index(), base, t);
-            if (problem != null) {
-                metrics.skippedIndexes.increment();
-                IndexTrigger.LOG.error("gsi trigger: not maintaining index table {}.{}: {}; run ./gsi schema apply with the current definition",
-                        base.keyspace, t.name, problem);
-                continue;
-            }
-            if (chosen == null || def.attributes().size() > chosen.attributes().size()) {
-                chosen = def;
-            }
-            found.add(Map.entry(def.index(comment.index()), t));
         }
+        DefinitionResolver.LiveTable live = live(base);
+        DefinitionResolver.Resolution resolution = DefinitionResolver.resolve(found, (name, comment) -> {
+            TableMetadata t = ksm.tables.getNullable(name);
+            return DefinitionResolver.misfit(comment.definition(), comment.index(), live, c -> t.getColumn(ByteBufferUtil.bytes(c)) != null);
+        });
+        for (DefinitionResolver.Skipped s : resolution.skipped()) {
+            switch (s.reason()) {
+                case MISFIT -> {
+                    metrics.skippedIndexes.increment();
+                    IndexTrigger.LOG.error("gsi trigger: not maintaining index table {}.{}: {}; run ./gsi schema apply with the current definition",
+                            base.keyspace, s.indexTable(), s.problem());
+                }
+                case OUTDATED -> {
+                    metrics.skippedIndexes.increment();
+                    IndexTrigger.LOG.error("gsi trigger: index table {}.{} was made from an older definition that disagrees with the newest one; run ./gsi schema apply",
+                            base.keyspace, s.indexTable());
+                }
+                case DROPPED -> { } // on its way out: schema apply retires it
+            }
+        }
+        TableDef chosen = resolution.definition();
         if (chosen == null) {
             return new CompiledTable(version, ksm, null, base, null, findQueue(), null);
         }
-        List<Index> indexes = new ArrayList<>();
+        List<Index> indexes = resolution.indexes();
         List<Target> targets = new ArrayList<>();
-        for (Map.Entry<Index, TableMetadata> e : found) {
-            Index index = e.getKey();
-            boolean fits = true;
-            for (Column c : index.keyColumns()) {
-                fits &= c.name().equals(Index.CONSTANT_COLUMN) || chosen.type(c.name()) == c.type();
-            }
-            for (Column c : index.proj()) {
-                fits &= chosen.type(c.name()) == c.type();
-            }
-            if (!fits) {
-                metrics.skippedIndexes.increment();
-                IndexTrigger.LOG.error("gsi trigger: index table {}.{} was made from an older definition that disagrees with the newest one; run ./gsi schema apply",
-                        base.keyspace, e.getValue().name);
-                continue;
-            }
-            // Re-resolve the index against the chosen definition so that attribute positions agree;
-            // an index the newest definition lacks is on its way out (schema apply retires it).
-            Index resolved = chosen.index(index.name());
-            if (resolved == null) {
-                continue;
-            }
-            indexes.add(resolved);
-            TableMetadata t = e.getValue();
-            ColumnMetadata[] proj = resolved.proj().stream().map(c -> t.getColumn(ByteBufferUtil.bytes(c.name()))).toArray(ColumnMetadata[]::new);
+        for (DefinitionResolver.Maintained m : resolution.maintained()) {
+            TableMetadata t = ksm.tables.getNullable(m.indexTable());
+            ColumnMetadata[] proj = m.index().proj().stream().map(c -> t.getColumn(ByteBufferUtil.bytes(c.name()))).toArray(ColumnMetadata[]::new);
             targets.add(new Target(t, proj,
                     t.getColumn(ByteBufferUtil.bytes(Index.TID_COLUMN)), t.getColumn(ByteBufferUtil.bytes(Index.DELETED_COLUMN))));
         }
@@ -218,44 +206,16 @@ final class CompiledTable {
         return new CompiledTable(version, ksm, plan, base, targets.toArray(new Target[0]), findQueue(), rows);
     }
 
-    /** Why an index table cannot be maintained for {@code base}, or null when it can. */
-    private static String mismatch(TableDef def, String indexName, TableMetadata base, TableMetadata indexTable) {
-        List<ColumnMetadata> pk = new ArrayList<>(base.partitionKeyColumns());
-        pk.addAll(base.clusteringColumns());
-        List<Column> defPk = def.primaryKey();
-        if (pk.size() != defPk.size()) {
-            return "the base table's primary key differs from the definition's";
+    /** The live base table as {@link DefinitionResolver#misfit} checks it. */
+    private static DefinitionResolver.LiveTable live(TableMetadata base) {
+        List<String> pk = new ArrayList<>();
+        base.partitionKeyColumns().forEach(c -> pk.add(c.name.toString()));
+        base.clusteringColumns().forEach(c -> pk.add(c.name.toString()));
+        Map<String, DefinitionResolver.LiveColumn> columns = new HashMap<>();
+        for (ColumnMetadata c : base.columns()) {
+            columns.put(c.name.toString(), new DefinitionResolver.LiveColumn(c.type.asCQL3Type().toString(), c.type.isCounter() || c.isStatic()));
         }
-        for (int i = 0; i < pk.size(); i++) {
-            if (!pk.get(i).name.toString().equals(defPk.get(i).name())) {
-                return "the base table's primary key differs from the definition's at " + defPk.get(i).name();
-            }
-        }
-        for (Map.Entry<String, io.cassandragsi.schema.AttrType> a : def.attributes().entrySet()) {
-            ColumnMetadata c = base.getColumn(ByteBufferUtil.bytes(a.getKey()));
-            if (c == null) {
-                return "the base table has no column " + a.getKey();
-            }
-            String cql = c.type.asCQL3Type().toString();
-            if (!cql.equals(a.getValue().cql())) {
-                return "column " + a.getKey() + " is " + cql + " in the base table but " + a.getValue().jsonName() + " in the definition";
-            }
-            if (c.type.isCounter() || c.isStatic()) {
-                return "column " + a.getKey() + " is a counter or static column";
-            }
-        }
-        Index index = def.index(indexName);
-        List<Column> needed = new ArrayList<>(index.proj());
-        if (!index.perVersion()) {
-            needed.add(Column.of(Index.TID_COLUMN, io.cassandragsi.schema.AttrType.TIMEUUID));
-            needed.add(Column.of(Index.DELETED_COLUMN, io.cassandragsi.schema.AttrType.TIMEUUID));
-        }
-        for (Column c : needed) {
-            if (indexTable.getColumn(ByteBufferUtil.bytes(c.name())) == null) {
-                return "the index table has no column " + c.name();
-            }
-        }
-        return null;
+        return new DefinitionResolver.LiveTable(pk, columns);
     }
 
     /** The queue table: in the default project keyspace, else the first keyspace that has ours. */

@@ -11,6 +11,7 @@ import io.cassandragsi.index.Tids;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.Versions;
+import io.cassandragsi.schema.IndexLayout;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -72,28 +73,10 @@ final class Check {
         this.options = options;
         this.read = read;
         this.write = write;
-        List<String> names = new ArrayList<>(table.definition.attributes().keySet());
-        List<io.cassandragsi.schema.Column> rowKey = new ArrayList<>(table.definition.partitionKey());
-        rowKey.addAll(table.definition.clusteringPrefix());
         for (IndexPlan p : targets) {
             checkers.put(p, new EntryCheck(table.plan, p));
             tallies.put(p, new Tally(p, options.examples()));
-            int[] keyAttrs = p.keyAttributes();
-            int[] positions = new int[rowKey.size()];
-            for (int i = 0; i < positions.length; i++) {
-                int attr = names.indexOf(rowKey.get(i).name());
-                positions[i] = -1;
-                for (int k = 0; k < keyAttrs.length; k++) {
-                    if (keyAttrs[k] == attr) {
-                        positions[i] = k;
-                        break;
-                    }
-                }
-                if (positions[i] < 0) {
-                    throw new IllegalStateException("index " + p.index().name() + " lacks base key attribute " + rowKey.get(i).name());
-                }
-            }
-            rowKeyPositions.put(p, positions);
+            rowKeyPositions.put(p, IndexLayout.of(p.index()).rowKeyInEntryKey(table.definition));
         }
     }
 

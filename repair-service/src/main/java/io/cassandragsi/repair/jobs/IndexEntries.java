@@ -10,6 +10,7 @@ import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.schema.Column;
 import io.cassandragsi.schema.Cql;
 import io.cassandragsi.schema.Index;
+import io.cassandragsi.schema.IndexLayout;
 import io.cassandragsi.schema.TableDef;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -40,6 +41,9 @@ final class IndexEntries {
     private final int keySize;
     private final int projSize;
     private final int regular;
+    /** {@code _tid} and {@code _deleted} in a selected row; -1 for a per-version index. */
+    private final int tidColumn;
+    private final int deletedColumn;
     private final ConsistencyLevel read;
     private final ConsistencyLevel write;
     private final int pageSize;
@@ -52,27 +56,24 @@ final class IndexEntries {
         this.pageSize = pageSize;
         Index index = plan.index();
         String table = Cql.qualified(def.keyspace(), index.tableName());
-        List<String> values = new ArrayList<>();
-        for (Column c : index.proj()) {
-            values.add(c.cqlName());
-        }
-        if (!index.perVersion()) {
-            values.add(Cql.quote(Index.TID_COLUMN));
-            values.add(Cql.quote(Index.DELETED_COLUMN));
-        }
-        this.keySize = index.keyColumns().size();
-        this.projSize = index.proj().size();
+        IndexLayout layout = IndexLayout.of(index);
+        List<String> values = layout.regularColumns().stream().map(Column::cqlName).toList();
+        this.keySize = layout.keySize();
+        this.projSize = layout.projSize();
         this.regular = values.size();
+        this.tidColumn = layout.tidColumn();
+        this.deletedColumn = layout.deletedColumn();
         List<String> selected = new ArrayList<>(values);
         for (String v : values) {
             selected.add("writetime(" + v + ")");
         }
-        String keyColumns = index.keyColumns().stream().map(Column::cqlName).collect(Collectors.joining(", "));
-        String whereKey = index.keyColumns().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
+        String keyColumns = layout.keyColumns().stream().map(Column::cqlName).collect(Collectors.joining(", "));
+        String whereKey = layout.keyColumns().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         String token = "token(" + index.partitionColumns().stream().map(Column::cqlName).collect(Collectors.joining(", ")) + ")";
         String columns = selected.isEmpty() ? "" : ", " + String.join(", ", selected);
-        // the key columns come first in both reads: a point read selects them too, so that a table
-        // without regular columns (an index on the tid without projections) still returns a row
+        // the layout's order, each regular column's write time after it; the key columns come first
+        // in both reads: a point read selects them too, so that a table without regular columns (an
+        // index on the tid without projections) still returns a row
         this.point = session.prepare("SELECT " + keyColumns + columns + " FROM " + table + " WHERE " + whereKey);
         this.scan = session.prepare("SELECT " + keyColumns + columns + " FROM " + table + " WHERE " + token + " > ? AND " + token + " <= ?");
         this.delete = session.prepare("DELETE FROM " + table + " USING TIMESTAMP ? WHERE " + whereKey);
@@ -90,9 +91,9 @@ final class IndexEntries {
         }
         java.util.UUID tid = null;
         java.util.UUID deleted = null;
-        if (!plan.perVersion()) {
-            tid = r.getUuid(o + projSize);
-            deleted = r.getUuid(o + projSize + 1);
+        if (tidColumn >= 0) {
+            tid = r.getUuid(tidColumn);
+            deleted = r.getUuid(deletedColumn);
         }
         long max = Long.MIN_VALUE;
         for (int i = 0; i < regular; i++) {

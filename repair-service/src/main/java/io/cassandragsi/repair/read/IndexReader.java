@@ -44,7 +44,7 @@ import java.util.stream.Collectors;
  * own, one direction: {@link ReadRequest} (parsing and validation, pure) → {@link Pager} (pages of
  * the index select, page tokens) → {@link BaseChecker} (per entry, {@link EntryDecision}, pure;
  * then the base checks) → {@link ReadRepair}. {@link ItemLayout} turns index rows and base
- * versions into items, with the index table's column layout from {@code store.IndexColumns}.
+ * versions into items, with the index table's column layout from {@code store.IndexColumns} ({@code schema.IndexLayout}'s order).
  */
 public final class IndexReader implements AutoCloseable {
     public static final int DEFAULT_LIMIT = 100;

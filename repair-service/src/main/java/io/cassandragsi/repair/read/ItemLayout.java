@@ -19,8 +19,8 @@ import java.util.UUID;
  * (index hash and range attributes, the base primary key with the tid, the projections; each
  * once, in that order) with their types, where each is in a row of the index select and in a base
  * version, and where the entry key, the base row key, {@code _tid} and {@code _deleted} are in an
- * index row. The index row's columns come from {@link IndexColumns}, the one owner of the index
- * table's column order. Items from the index and items from the base thus have the same
+ * index row. The index row's columns come from {@link IndexColumns}, which decodes in the order of
+ * {@code schema.IndexLayout}, the one owner of the index table's column order. Items from the index and items from the base thus have the same
  * attributes in the same order.
  */
 final class ItemLayout {
@@ -83,12 +83,7 @@ final class ItemLayout {
             }
             rowColumn[i] = column;
         }
-        List<Column> rowKey = new ArrayList<>(def.partitionKey());
-        rowKey.addAll(def.clusteringPrefix());
-        this.rowKeyInEntryKey = new int[rowKey.size()];
-        for (int i = 0; i < rowKey.size(); i++) {
-            rowKeyInEntryKey[i] = columns.keyColumn(rowKey.get(i).name());
-        }
+        this.rowKeyInEntryKey = columns.rowKeyInEntryKey(def);
         this.tidInEntryKey = index.perVersion() ? columns.keyColumn(tid.name()) : -1;
     }
 

@@ -12,6 +12,7 @@ import io.cassandragsi.schema.Column;
 import io.cassandragsi.schema.Cql;
 import io.cassandragsi.schema.Index;
 import io.cassandragsi.schema.Order;
+import io.cassandragsi.schema.RowsLayout;
 import io.cassandragsi.schema.TableDef;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -42,7 +43,8 @@ public final class BaseTable {
     /** Every version of one row (versioned tables). */
     private final PreparedStatement allVersions;
     private final PreparedStatement newestInPartitions;
-    private final int rowKeySize;
+    /** The row key's attributes among a version's values ({@link RowsLayout#rowKeyAttributes}). */
+    private final int[] rowKeyAttributes;
     private final int partitionKeyAttribute;
     private final String whereRow;
 
@@ -59,9 +61,8 @@ public final class BaseTable {
         this.def = def;
         this.tidAttribute = def.versioned() ? new ArrayList<>(def.attributes().keySet()).indexOf(def.tid().name()) : -1;
         String select = select(new ArrayList<>(def.attributes().keySet()));
-        List<Column> rowKey = new ArrayList<>(def.partitionKey());
-        rowKey.addAll(def.clusteringPrefix());
-        this.rowKeySize = rowKey.size();
+        List<Column> rowKey = RowsLayout.rowKey(def);
+        this.rowKeyAttributes = RowsLayout.rowKeyAttributes(def);
         this.whereRow = " WHERE " + rowKey.stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         if (def.versioned()) {
             String tid = Cql.quote(def.tid().name());
@@ -178,8 +179,8 @@ public final class BaseTable {
     }
 
     private BoundStatement bind(PreparedStatement ps, List<ByteBuffer> rowKey, ConsistencyLevel cl, int pageSize, UUID... tids) {
-        if (rowKey.size() != rowKeySize) {
-            throw new IllegalArgumentException("row key has " + rowKey.size() + " values, " + def.qualifiedName() + " needs " + rowKeySize);
+        if (rowKey.size() != rowKeyAttributes.length) {
+            throw new IllegalArgumentException("row key has " + rowKey.size() + " values, " + def.qualifiedName() + " needs " + rowKeyAttributes.length);
         }
         BoundStatementBuilder b = ps.boundStatementBuilder();
         int i = 0;
@@ -256,8 +257,7 @@ public final class BaseTable {
      */
     public static List<String> checkAttributes(TableDef def, Index index) {
         Set<String> needed = new HashSet<>();
-        def.partitionKey().forEach(c -> needed.add(c.name()));
-        def.clusteringPrefix().forEach(c -> needed.add(c.name()));
+        RowsLayout.rowKey(def).forEach(c -> needed.add(c.name()));
         if (def.versioned()) {
             needed.add(def.tid().name());
         }
@@ -418,13 +418,9 @@ public final class BaseTable {
 
     /** Partition key values then clustering prefix values of a version. */
     public List<ByteBuffer> rowKey(Versions.Version v) {
-        List<String> names = new ArrayList<>(def.attributes().keySet());
-        List<ByteBuffer> key = new ArrayList<>(rowKeySize);
-        for (Column c : def.partitionKey()) {
-            key.add(v.values()[names.indexOf(c.name())]);
-        }
-        for (Column c : def.clusteringPrefix()) {
-            key.add(v.values()[names.indexOf(c.name())]);
+        List<ByteBuffer> key = new ArrayList<>(rowKeyAttributes.length);
+        for (int a : rowKeyAttributes) {
+            key.add(v.values()[a]);
         }
         return key;
     }

@@ -12,6 +12,7 @@ import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.schema.Cql;
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.DefinitionException;
+import io.cassandragsi.schema.DefinitionResolver;
 import io.cassandragsi.schema.Index;
 import io.cassandragsi.schema.TableDef;
 import java.util.ArrayList;
@@ -159,8 +160,7 @@ public final class Catalog {
     }
 
     private Map<String, Indexed> load() {
-        Map<String, TableDef> chosen = new LinkedHashMap<>();
-        Map<String, List<String>> indexNames = new LinkedHashMap<>();
+        Map<String, List<DefinitionResolver.Found>> found = new LinkedHashMap<>();
         problems.clear();
         for (KeyspaceMetadata ks : session.getMetadata().getKeyspaces().values()) {
             for (TableMetadata t : ks.getTables().values()) {
@@ -174,32 +174,24 @@ public final class Catalog {
                     LOG.warn("ignoring index table {}: {}", source, e.getMessage());
                     continue;
                 }
-                if (parsed == null || parsed.retired()) {
-                    continue;
+                if (parsed != null) {
+                    found.computeIfAbsent(ks.getName().asInternal() + "." + parsed.table(), k -> new ArrayList<>())
+                            .add(new DefinitionResolver.Found(t.getName().asInternal(), parsed));
                 }
-                String key = ks.getName().asInternal() + "." + parsed.table();
-                TableDef def = parsed.definition();
-                TableDef before = chosen.get(key);
-                if (before == null || def.attributes().size() > before.attributes().size()) {
-                    chosen.put(key, def);
-                }
-                indexNames.computeIfAbsent(key, k -> new ArrayList<>()).add(parsed.index());
             }
         }
         Map<String, Indexed> out = new LinkedHashMap<>();
-        for (Map.Entry<String, TableDef> e : chosen.entrySet()) {
-            TableDef def = e.getValue();
-            List<Index> indexes = new ArrayList<>();
-            for (String name : indexNames.get(e.getKey())) {
-                Index index = def.index(name);
-                if (index == null) {
-                    problems.put(e.getKey() + "/" + name, "index table exists but the newest definition lacks index " + name);
-                    continue;
-                }
-                indexes.add(index);
+        for (Map.Entry<String, List<DefinitionResolver.Found>> e : found.entrySet()) {
+            // the service does not check the live tables: schema apply does, and the trigger skips what does not fit
+            DefinitionResolver.Resolution resolution = DefinitionResolver.resolve(e.getValue(), (table, comment) -> null);
+            for (DefinitionResolver.Skipped s : resolution.skipped()) {
+                problems.put(e.getKey() + "/" + s.index(), s.problem());
+            }
+            if (resolution.definition() == null) {
+                continue;
             }
             try {
-                out.put(e.getKey(), new Indexed(session, def, indexes));
+                out.put(e.getKey(), new Indexed(session, resolution.definition(), resolution.indexes()));
             } catch (RuntimeException ex) {
                 problems.put(e.getKey(), ex.getMessage());
                 LOG.warn("cannot serve {}: {}", e.getKey(), ex.getMessage());
