@@ -603,7 +603,7 @@ class ReadIT {
             r.run();
             return 200;
         } catch (ReadException e) {
-            return e.status();
+            return io.cassandragsi.repair.http.ErrorMapper.status(e);
         }
     }
 }
