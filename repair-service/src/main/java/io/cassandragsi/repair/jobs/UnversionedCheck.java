@@ -164,17 +164,7 @@ final class UnversionedCheck {
     }
 
     private int[] rowKeyPositions(IndexPlan p) {
-        List<String> names = new ArrayList<>(table.definition.attributes().keySet());
-        int[] keyAttrs = p.keyAttributes();
-        return table.definition.primaryKey().stream().mapToInt(c -> {
-            int attr = names.indexOf(c.name());
-            for (int k = 0; k < keyAttrs.length; k++) {
-                if (keyAttrs[k] == attr) {
-                    return k;
-                }
-            }
-            throw new IllegalStateException("index " + p.index().name() + " lacks base key attribute " + c.name());
-        }).toArray();
+        return io.cassandragsi.schema.IndexLayout.of(p.index()).rowKeyInEntryKey(table.definition);
     }
 
     /** Judges one row: drift is what a reconcile would write; confirmed by a second look, fixed when asked. */

@@ -257,12 +257,8 @@ public final class SchemaPlanner {
             return;
         }
         Map<String, Column> wanted = new LinkedHashMap<>();
-        for (Column c : index.proj()) {
+        for (Column c : io.cassandragsi.schema.IndexLayout.of(index).regularColumns()) {
             wanted.put(c.name(), c);
-        }
-        if (!index.perVersion()) {
-            wanted.put(Index.TID_COLUMN, Column.of(Index.TID_COLUMN, AttrType.TIMEUUID));
-            wanted.put(Index.DELETED_COLUMN, Column.of(Index.DELETED_COLUMN, AttrType.TIMEUUID));
         }
         List<String> added = new ArrayList<>();
         for (Column w : wanted.values()) {

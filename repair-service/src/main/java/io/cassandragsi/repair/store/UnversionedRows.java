@@ -64,11 +64,13 @@ public final class UnversionedRows {
             }
         }
         this.indexed = used.stream().mapToInt(Integer::intValue).toArray();
-        this.primaryKey = def.primaryKey().stream().mapToInt(c -> names.indexOf(c.name())).toArray();
-        this.rowKeySize = def.primaryKey().size();
+        // an unversioned row's key is its whole primary key
+        List<Column> rowKey = io.cassandragsi.schema.RowsLayout.rowKey(def);
+        this.primaryKey = io.cassandragsi.schema.RowsLayout.rowKeyAttributes(def);
+        this.rowKeySize = rowKey.size();
         this.records = new RowsTable(session, def);
         List<String> select = new ArrayList<>();
-        for (Column c : def.primaryKey()) {
+        for (Column c : rowKey) {
             select.add(c.cqlName());
         }
         for (int a : indexed) {
@@ -79,7 +81,7 @@ public final class UnversionedRows {
         }
         String base = "SELECT " + String.join(", ", select) + " FROM " + Cql.qualified(def.keyspace(), def.table());
         String wherePartition = " WHERE " + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
-        String whereRow = " WHERE " + def.primaryKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
+        String whereRow = " WHERE " + rowKey.stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         this.baseRow = session.prepare(base + whereRow);
         this.basePartition = session.prepare(base + wherePartition);
         this.baseScan = session.prepare(base + RowsTable.tokenRange(def));
