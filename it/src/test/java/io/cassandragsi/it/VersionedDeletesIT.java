@@ -467,7 +467,7 @@ class VersionedDeletesIT {
     /**
      * A version written after a delete that shadows it (the delete has the higher timestamp) never
      * becomes readable, but the trigger wrote its entries. The version's own marker finds no
-     * version: after a few seconds the service takes it for deleted and recomputes the row,
+     * version: after 20 s the service takes it for deleted and recomputes the row,
      * instead of retrying it for ten minutes (lag and pending retries stuck above zero, and the
      * entries left matching when nothing else recomputes the row).
      */
@@ -484,7 +484,7 @@ class VersionedDeletesIT {
                     tid));
             assertThat(session.execute(SimpleStatement.newInstance("SELECT tid FROM " + KS + ".revisions WHERE key = 'shadowed'")).one())
                     .as("the delete shadows the version").isNull();
-            long deadline = System.currentTimeMillis() + 30_000;
+            long deadline = System.currentTimeMillis() + 60_000; // taken for deleted after 20 s, at the next retry
             boolean listed;
             boolean byTid;
             do {

@@ -53,8 +53,12 @@ public final class Repairer {
     private final ConsistencyLevel serial;
     private final ConsistencyLevel write;
 
-    /** How long a diff marker's version may stay invisible before it is taken for deleted (its row is recomputed). */
-    static final java.time.Duration INVISIBLE_FOR = java.time.Duration.ofSeconds(5);
+    /**
+     * How long a diff marker's version may stay invisible before it is taken for deleted (its row is
+     * recomputed). A batch lands in milliseconds; one whose coordinator failed half-way is replayed
+     * from the batchlog once it is older than twice the write timeout, at the next 10-s replay round.
+     */
+    static final java.time.Duration INVISIBLE_FOR = java.time.Duration.ofSeconds(20);
 
     /** Writes in flight at once across all repairs: below the driver's per-connection limit. */
     static final int MAX_IN_FLIGHT = 512;
@@ -198,9 +202,9 @@ public final class Repairer {
         List<Versions.Version> versions = pre != null && pre.versions() != null ? pre.versions()
                 : table.base.neighbourhood(rowKey, g.tidMin(), g.tidMax(), cl);
         if (!contains(versions, g.tidMin()) || !contains(versions, g.tidMax())) {
-            // not visible yet (batch in flight, CAS not committed), or deleted since: a batch lands in
-            // milliseconds, so a version still missing after a few seconds went away, and the row is
-            // recomputed (the rows table lists its keys; its own delete marker may have come first)
+            // not visible yet (batch in flight, CAS not committed), or deleted since: a version still
+            // missing after INVISIBLE_FOR went away, and the row is recomputed (the rows table lists its
+            // keys; its own delete marker may have come first)
             boolean gone = !g.cas() && System.currentTimeMillis() - WriteTimestamps.toEpochMillis(WriteTimestamps.of(g.oldestMarker()))
                     > INVISIBLE_FOR.toMillis();
             return gone ? recompute(table, g, pk, cl, sink) : Outcome.RETRY;
