@@ -10,6 +10,7 @@ import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.repair.store.IndexWriter;
 import io.cassandragsi.repair.store.Versions;
 import io.cassandragsi.schema.IndexLayout;
 import java.nio.ByteBuffer;
@@ -57,6 +58,7 @@ final class Check {
     private final CheckOptions options;
     private final ConsistencyLevel read;
     private final ConsistencyLevel write;
+    private final IndexWriter writer;
     private final Map<IndexPlan, EntryCheck> checkers = new IdentityHashMap<>();
     private final Map<IndexPlan, IndexEntries> entries = new IdentityHashMap<>();
     private final Map<IndexPlan, Tally> tallies = new IdentityHashMap<>();
@@ -65,9 +67,10 @@ final class Check {
     private InFlight inFlight;
     private Progress progress;
 
-    Check(CqlSession session, Catalog.Indexed table, List<IndexPlan> targets, CheckOptions options, ConsistencyLevel read,
-            ConsistencyLevel write) {
+    Check(CqlSession session, Catalog.Indexed table, List<IndexPlan> targets, CheckOptions options, IndexWriter writer,
+            ConsistencyLevel read, ConsistencyLevel write) {
         this.session = session;
+        this.writer = writer;
         this.table = table;
         this.targets = List.copyOf(targets);
         this.options = options;
@@ -250,7 +253,7 @@ final class Check {
         for (List<ByteBuffer> rowKey : suspects.keySet()) {
             rows.put(rowKey, inFlight.submit(() -> base.row(rowKey)));
         }
-        InFlight.Pending fixes = new InFlight.Pending();
+        IndexWriter.Round<List<ByteBuffer>> fixes = writer.round(InFlight.ATTEMPTS);
         List<Runnable> verify = new ArrayList<>();
         for (Map.Entry<List<ByteBuffer>, Map<IndexPlan, Set<List<ByteBuffer>>>> row : suspects.entrySet()) {
             List<Versions.Version> versions = join(rows.get(row.getKey()));
@@ -281,7 +284,7 @@ final class Check {
                 verify.add(() -> verifyRow(row.getKey(), toFix));
             }
         }
-        fixes.await();
+        InFlight.await(fixes);
         for (Runnable v : verify) {
             v.run();
         }
@@ -294,7 +297,7 @@ final class Check {
      * entry a recompute or a delete left with later timestamps is fixed too.
      */
     private void fixRow(List<ByteBuffer> rowKey, List<Versions.Version> versions, Map<IndexPlan, Set<List<ByteBuffer>>> toFix,
-            InFlight.Pending pending)
+            IndexWriter.Round<List<ByteBuffer>> pending)
             throws InterruptedException {
         List<TablePlan.IndexWrite> writes = new ArrayList<>();
         for (TablePlan.IndexWrite w : table.plan.diff(versions, true)) {
@@ -320,7 +323,7 @@ final class Check {
             statements.addAll(table.records.versionKeysOf(rowKey, writes, write)); // so that a delete of the version finds the entry
         }
         for (Statement<?> st : statements) {
-            pending.add(inFlight.submit(() -> table.execute(st)));
+            pending.send(st, rowKey);
         }
         progress.writes(writes.size());
     }
@@ -415,7 +418,7 @@ final class Check {
         // confirm: the row again (a version may have been in flight) and the entry again
         Map<List<ByteBuffer>, List<Versions.Version>> fresh = rows(suspects.stream().map(s -> rowKey(p, s.key())).toList());
         Map<List<ByteBuffer>, EntryCheck.Actual> still = actuals(p, suspects.stream().map(Seen::key).toList());
-        InFlight.Pending deletes = new InFlight.Pending();
+        IndexWriter.Round<List<ByteBuffer>> deletes = writer.round(InFlight.ATTEMPTS);
         List<Seen> deleted = new ArrayList<>();
         long nowTs = Tids.ticks(Instant.now());
         for (Seen s : suspects) {
@@ -433,12 +436,12 @@ final class Check {
                 long newest = vs.isEmpty() ? Long.MIN_VALUE : WriteTimestamps.of(vs.get(vs.size() - 1).tid());
                 long ts = EntryCheck.orphanDeleteTimestamp(newest, a.maxWritetime(), nowTs);
                 IndexEntries e = entries.get(p);
-                deletes.add(inFlight.submit(() -> e.delete(s.key(), ts)));
+                deletes.send(e.delete(s.key(), ts), s.key());
                 progress.writes(1);
                 deleted.add(s);
             }
         }
-        deletes.await();
+        InFlight.await(deletes);
         if (!deleted.isEmpty()) {
             Map<List<ByteBuffer>, EntryCheck.Actual> after = actuals(p, deleted.stream().map(Seen::key).toList());
             for (Seen s : deleted) {

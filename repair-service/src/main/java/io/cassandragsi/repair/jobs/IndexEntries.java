@@ -6,6 +6,7 @@ import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.cql.Statement;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.schema.Column;
 import io.cassandragsi.schema.Cql;
@@ -137,12 +138,12 @@ final class IndexEntries {
         return true;
     }
 
-    /** Deletes the row of an orphan with a tombstone at {@code timestamp}. */
-    CompletionStage<AsyncResultSet> delete(List<ByteBuffer> key, long timestamp) {
+    /** The delete of an orphan's row with a tombstone at {@code timestamp}. */
+    Statement<?> delete(List<ByteBuffer> key, long timestamp) {
         BoundStatementBuilder b = delete.boundStatementBuilder().setLong(0, timestamp);
         for (int i = 0; i < key.size(); i++) {
             b.setBytesUnsafe(i + 1, key.get(i).duplicate());
         }
-        return session.executeAsync(b.setConsistencyLevel(write).setIdempotence(true).build());
+        return b.setConsistencyLevel(write).setIdempotence(true).build();
     }
 }

@@ -6,6 +6,7 @@ import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.repair.config.ConsistencyConfig;
 import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.repair.store.IndexWriter;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -28,24 +29,28 @@ public final class Jobs {
 
     private final CqlSession session;
     private final Catalog catalog;
+    private final IndexWriter writer;
     private final ConsistencyLevel read;
     private final ConsistencyLevel write;
     private final Supplier<JobLedger> ledgerFactory;
     private volatile JobLedger ledger;
 
     public Jobs(CqlSession session, GsiConfig config) {
-        this(session, new Catalog(session), config.projectKeyspace(), config.consistency());
+        this(session, new Catalog(session), new IndexWriter(session::executeAsync, IndexWriter.MAX_IN_FLIGHT), config.projectKeyspace(),
+                config.consistency());
     }
 
-    public Jobs(CqlSession session, Catalog catalog, String projectKeyspace, ConsistencyConfig consistency) {
-        this(session, catalog, consistency.read(), consistency.write(),
+    /** Over a catalog and an index writer shared with the other parts of the process. */
+    public Jobs(CqlSession session, Catalog catalog, IndexWriter writer, String projectKeyspace, ConsistencyConfig consistency) {
+        this(session, catalog, writer, consistency.read(), consistency.write(),
                 () -> new JobsTable(session, projectKeyspace, consistency.read(), consistency.write()));
     }
 
     /** With another ledger (tests). */
-    Jobs(CqlSession session, Catalog catalog, ConsistencyLevel read, ConsistencyLevel write, Supplier<JobLedger> ledger) {
+    Jobs(CqlSession session, Catalog catalog, IndexWriter writer, ConsistencyLevel read, ConsistencyLevel write, Supplier<JobLedger> ledger) {
         this.session = session;
         this.catalog = catalog;
+        this.writer = writer;
         this.read = read;
         this.write = write;
         this.ledgerFactory = ledger;
@@ -120,7 +125,7 @@ public final class Jobs {
         l.state(job.id(), JobState.RUNNING, null);
         Progress progress = new Progress();
         JobHandle<RebuildResult> handle = new JobHandle<>(job.id(), REBUILD, progress);
-        Rebuild rebuild = new Rebuild(session, t.table(), t.indexes(), l, options, read, write);
+        Rebuild rebuild = new Rebuild(session, t.table(), t.indexes(), l, options, writer.capped(options.maxInFlight()), read, write);
         start(handle, () -> rebuild.run(job, progress, listener == null ? ProgressListener.NONE : listener, handle::cancelRequested));
         return handle;
     }
@@ -166,11 +171,11 @@ public final class Jobs {
         int splits = options.effectiveSplits(nodes());
         ProgressListener l = listener == null ? ProgressListener.NONE : listener;
         if (t.table().rows != null) {
-            UnversionedCheck check = new UnversionedCheck(session, t.table(), t.indexes(), options, read, write);
+            UnversionedCheck check = new UnversionedCheck(session, t.table(), t.indexes(), options, writer.capped(options.maxInFlight()), read, write);
             start(handle, () -> check.run(id, splits, progress, l, handle::cancelRequested));
             return handle;
         }
-        Check check = new Check(session, t.table(), t.indexes(), options, read, write);
+        Check check = new Check(session, t.table(), t.indexes(), options, writer.capped(options.maxInFlight()), read, write);
         start(handle, () -> check.run(id, splits, progress, l, handle::cancelRequested));
         return handle;
     }

@@ -6,6 +6,7 @@ import com.datastax.oss.driver.api.core.cql.Statement;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.repair.store.IndexWriter;
 import io.cassandragsi.repair.store.Reconciler;
 import io.cassandragsi.repair.store.RowsTable;
 import io.cassandragsi.repair.store.UnversionedRows;
@@ -48,10 +49,12 @@ final class Rebuild {
     private final RebuildOptions options;
     private final ConsistencyLevel read;
     private final ConsistencyLevel write;
+    private final IndexWriter writer;
 
     Rebuild(CqlSession session, Catalog.Indexed table, List<IndexPlan> targets, JobLedger ledger, RebuildOptions options,
-            ConsistencyLevel read, ConsistencyLevel write) {
+            IndexWriter writer, ConsistencyLevel read, ConsistencyLevel write) {
         this.session = session;
+        this.writer = writer;
         this.table = table;
         this.targets = List.copyOf(targets);
         this.targetSet.addAll(targets);
@@ -84,10 +87,9 @@ final class Rebuild {
                 ranges.size(), skipped, options.parallelism());
 
         BaseReads base = table.rows != null ? null : new BaseReads(session, table.definition, read, options.pageSize());
-        InFlight inFlight = new InFlight(options.maxInFlight());
         long[] totals = new long[2];
         RangeRunner.Outcome outcome = RangeRunner.run("gsi-rebuild-" + job.id(), todo, options.parallelism(), cancelled, (range, stop) -> {
-            long[] counts = range(job.id(), range, base, inFlight, progress, stop);
+            long[] counts = range(job.id(), range, base, progress, stop);
             if (counts == null) {
                 return false;
             }
@@ -122,14 +124,14 @@ final class Rebuild {
         progress.finish(state.label());
         ProgressSnapshot s = progress.snapshot();
         return new RebuildResult(job.id(), job.keyspace(), job.table(), names, state, ranges.size(), skipped, done, totals[0], totals[1],
-                inFlight.retries.get(), s.elapsed(), message);
+                writer.retries(), s.elapsed(), message);
     }
 
     /**
      * One range of an unversioned table: every row of the base and of the rows table (deleted rows
      * keep their entry keys there) is reconciled as the repair service does ({@link Reconciler}).
      */
-    private long[] unversionedRange(String jobId, TokenRange range, InFlight inFlight, InFlight.Pending pending, Progress progress,
+    private long[] unversionedRange(String jobId, TokenRange range, IndexWriter.Round<TokenRange> pending, Progress progress,
             BooleanSupplier stop) throws InterruptedException {
         long[] counts = new long[2];
         Map<List<ByteBuffer>, RowsTable.RowRecord> records = new LinkedHashMap<>();
@@ -142,7 +144,7 @@ final class Rebuild {
         }
         for (List<ByteBuffer> rowKey : rows) {
             if (stop.getAsBoolean()) {
-                pending.await();
+                InFlight.await(pending);
                 return null;
             }
             RowsTable.RowRecord record = records.getOrDefault(rowKey, RowsTable.none(rowKey));
@@ -152,28 +154,28 @@ final class Rebuild {
                 writes.addAll(r.writes());
             }
             for (Statement<?> st : table.statements(writes, write)) {
-                pending.add(inFlight.submit(() -> table.execute(st)));
+                pending.send(st, range);
             }
             counts[0]++;
             counts[1] += writes.size();
             progress.rows(1);
             progress.writes(writes.size());
-            if (pending.failure() != null) {
-                pending.await(); // throws
+            if (!pending.failures().isEmpty()) {
+                InFlight.await(pending); // throws
             }
         }
-        pending.await();
+        InFlight.await(pending);
         ledger.finished(jobId, new JobLedger.RangeDone(range, counts[0], counts[1], Instant.now()));
         return counts;
     }
 
     /** Streams one range and writes its entries; returns {rows, writes}, or null when stopped before the end. */
-    private long[] range(String jobId, TokenRange range, BaseReads base, InFlight inFlight, Progress progress, BooleanSupplier stop)
+    private long[] range(String jobId, TokenRange range, BaseReads base, Progress progress, BooleanSupplier stop)
             throws InterruptedException {
-        InFlight.Pending pending = new InFlight.Pending();
+        IndexWriter.Round<TokenRange> pending = writer.round(InFlight.ATTEMPTS);
         long[] counts = new long[2];
         if (table.rows != null) {
-            return unversionedRange(jobId, range, inFlight, pending, progress, stop);
+            return unversionedRange(jobId, range, pending, progress, stop);
         }
         boolean complete = base.scan(range, (rowKey, versions) -> {
             counts[0] += versions.size();
@@ -196,15 +198,15 @@ final class Rebuild {
                 statements.addAll(table.records.versionKeysOf(rowKey, writes, write)); // the same for per-version entries
             }
             for (Statement<?> st : statements) {
-                pending.add(inFlight.submit(() -> table.execute(st)));
+                pending.send(st, range);
             }
             counts[1] += writes.size();
             progress.writes(writes.size());
-            if (pending.failure() != null) {
-                pending.await(); // throws
+            if (!pending.failures().isEmpty()) {
+                InFlight.await(pending); // throws
             }
         }, stop);
-        pending.await();
+        InFlight.await(pending);
         if (!complete) {
             return null;
         }

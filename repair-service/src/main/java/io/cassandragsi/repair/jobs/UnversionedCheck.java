@@ -8,6 +8,7 @@ import io.cassandragsi.index.RowReconcile;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.repair.store.IndexWriter;
 import io.cassandragsi.repair.store.Reconciler;
 import io.cassandragsi.repair.store.RowsTable;
 import io.cassandragsi.repair.store.UnversionedRows;
@@ -42,6 +43,7 @@ final class UnversionedCheck {
     private final CheckOptions options;
     private final ConsistencyLevel read;
     private final ConsistencyLevel write;
+    private final IndexWriter writer;
     private final Map<IndexPlan, long[]> counts = new LinkedHashMap<>();
     private final Map<IndexPlan, List<String>> examples = new LinkedHashMap<>();
     private final AtomicLong rows = new AtomicLong();
@@ -51,9 +53,10 @@ final class UnversionedCheck {
     private static final int EXPECTED = 0, MISSING = 1, STALE = 2, WRONG_TID = 3, WRONG_DELETED = 4, WRONG_PROJ = 5, ORPHANS = 6,
             TRANSIENT = 7, FIXED = 8, UNFIXABLE = 9, TOO_LARGE = 10;
 
-    UnversionedCheck(CqlSession session, Catalog.Indexed table, List<IndexPlan> targets, CheckOptions options, ConsistencyLevel read,
-            ConsistencyLevel write) {
+    UnversionedCheck(CqlSession session, Catalog.Indexed table, List<IndexPlan> targets, CheckOptions options, IndexWriter writer,
+            ConsistencyLevel read, ConsistencyLevel write) {
         this.session = session;
+        this.writer = writer;
         this.table = table;
         this.targets = List.copyOf(targets);
         this.options = options;
@@ -168,7 +171,8 @@ final class UnversionedCheck {
     }
 
     /** Judges one row: drift is what a reconcile would write; confirmed by a second look, fixed when asked. */
-    private void judge(List<ByteBuffer> rowKey, RowsTable.RowRecord record, Map<String, Set<List<ByteBuffer>>> extra) {
+    private void judge(List<ByteBuffer> rowKey, RowsTable.RowRecord record, Map<String, Set<List<ByteBuffer>>> extra)
+            throws InterruptedException {
         rows.incrementAndGet();
         List<Reconciler.IndexResult> first = reconcile(rowKey, record, extra, false);
         if (first.stream().noneMatch(r -> drifts(r))) {
@@ -177,6 +181,7 @@ final class UnversionedCheck {
         }
         RowsTable.RowRecord again = table.rows.records().record(rowKey, read);
         List<Reconciler.IndexResult> second = reconcile(rowKey, again, extra, options.fix());
+        IndexWriter.Round<List<ByteBuffer>> fixes = writer.round(1);
         for (int i = 0; i < second.size(); i++) {
             Reconciler.IndexResult r = second.get(i);
             if (!drifts(r)) {
@@ -190,13 +195,17 @@ final class UnversionedCheck {
             }
             count(r, again);
             if (options.fix()) {
-                List<Statement<?>> statements = table.statements(r.writes(), write);
-                for (Statement<?> st : statements) {
-                    session.execute(st);
+                for (Statement<?> st : table.statements(r.writes(), write)) {
+                    fixes.send(st, rowKey);
                 }
             }
         }
         if (options.fix()) {
+            Map<List<ByteBuffer>, Throwable> failed = fixes.await();
+            if (!failed.isEmpty()) {
+                Throwable t = failed.get(rowKey);
+                throw t instanceof RuntimeException e ? e : new JobFailedException("index write failed: " + t, t);
+            }
             List<Reconciler.IndexResult> after = reconcile(rowKey, table.rows.records().record(rowKey, read), extra, false);
             for (int i = 0; i < after.size(); i++) {
                 Reconciler.IndexResult r = after.get(i);

@@ -1,11 +1,11 @@
 package io.cassandragsi.repair.queue;
 
-import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.BatchType;
 import com.datastax.oss.driver.api.core.cql.BatchableStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
+import io.cassandragsi.repair.store.IndexWriter;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,10 +13,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Semaphore;
-import java.util.function.Function;
 
 /**
  * The index writes of the marker groups one shard step repairs, sent together once every repair
@@ -30,7 +26,8 @@ import java.util.function.Function;
  * unlogged_batch_across_partitions_warn_threshold}) and at most {@value #BYTES_PER_BATCH} bytes
  * of bound values (it warns above 5 KiB of mutations, {@code batch_size_warn_threshold}, and fails
  * above 50 KiB); a larger statement goes alone, as it would have without coalescing. A batch that
- * fails fails only the groups whose writes it carried: they are retried whole.
+ * fails fails only the groups whose writes it carried: they are retried whole. The batches go
+ * through the process's {@link IndexWriter} (its one limit on writes in flight), each sent once.
  */
 final class CoalescedWrites {
     static final int PARTITIONS_PER_BATCH = 10;
@@ -40,12 +37,10 @@ final class CoalescedWrites {
     private record Unit(Statement<?> statement, int group, int bytes) {}
 
     private final List<Unit> units = new ArrayList<>();
-    private final Function<Statement<?>, CompletionStage<AsyncResultSet>> execute;
-    private final Semaphore inFlight;
+    private final IndexWriter writer;
 
-    CoalescedWrites(Function<Statement<?>, CompletionStage<AsyncResultSet>> execute, Semaphore inFlight) {
-        this.execute = execute;
-        this.inFlight = inFlight;
+    CoalescedWrites(IndexWriter writer) {
+        this.writer = writer;
     }
 
     /** Where the repair of group {@code group} (an index into the step's groups) puts its writes. */
@@ -67,19 +62,13 @@ final class CoalescedWrites {
             units.clear();
         }
         int[] bytes = all.stream().mapToInt(Unit::bytes).toArray();
-        List<CompletableFuture<?>> sent = new ArrayList<>();
+        IndexWriter.Round<Integer> round = writer.round(1); // a failed group is retried whole, by its shard worker
         List<Set<Integer>> carried = new ArrayList<>();
         for (List<Integer> batch : batches(bytes)) {
-            send(batch.stream().map(all::get).toList(), sent, carried);
+            send(batch.stream().map(all::get).toList(), round, carried);
         }
         Map<Integer, Throwable> failed = new HashMap<>();
-        for (int i = 0; i < sent.size(); i++) {
-            try {
-                sent.get(i).join();
-            } catch (RuntimeException e) {
-                carried.get(i).forEach(g -> failed.putIfAbsent(g, e));
-            }
-        }
+        round.awaitUninterruptibly().forEach((batch, e) -> carried.get(batch).forEach(g -> failed.putIfAbsent(g, e)));
         return failed;
     }
 
@@ -111,7 +100,7 @@ final class CoalescedWrites {
         return out;
     }
 
-    private void send(List<Unit> batch, List<CompletableFuture<?>> sent, List<Set<Integer>> carried) {
+    private static void send(List<Unit> batch, IndexWriter.Round<Integer> round, List<Set<Integer>> carried) {
         Statement<?> statement;
         Set<Integer> groups = new HashSet<>();
         batch.forEach(u -> groups.add(u.group));
@@ -129,9 +118,8 @@ final class CoalescedWrites {
             statement = BatchStatement.newInstance(BatchType.UNLOGGED, children)
                     .setConsistencyLevel(batch.get(0).statement.getConsistencyLevel()).setIdempotent(true);
         }
-        inFlight.acquireUninterruptibly();
-        sent.add(execute.apply(statement).toCompletableFuture().whenComplete((r, x) -> inFlight.release()));
         carried.add(groups);
+        round.sendUninterruptibly(statement, carried.size() - 1);
     }
 
     /** The bytes of a statement's bound values (of all its children for a batch). */

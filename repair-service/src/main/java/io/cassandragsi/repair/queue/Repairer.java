@@ -15,6 +15,7 @@ import java.util.Map;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.repair.store.IndexWriter;
 import io.cassandragsi.repair.store.Versions;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -60,9 +61,8 @@ public final class Repairer {
      */
     static final java.time.Duration INVISIBLE_FOR = java.time.Duration.ofSeconds(20);
 
-    /** Writes in flight at once across all repairs: below the driver's per-connection limit. */
-    static final int MAX_IN_FLIGHT = 512;
-    private final java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(MAX_IN_FLIGHT);
+    /** Sends the index writes of every repair (its limit on writes in flight is the process's). */
+    private final IndexWriter writer;
 
     public final LongAdder diffs = new LongAdder();
     public final LongAdder markedDeleted = new LongAdder();
@@ -83,8 +83,9 @@ public final class Repairer {
     /** Per index ("keyspace.table/index"): entries marked deleted [0] and upserted [1]. */
     public final java.util.Map<String, LongAdder[]> perIndex = new java.util.concurrent.ConcurrentHashMap<>();
 
-    public Repairer(Catalog catalog, ConsistencyLevel read, ConsistencyLevel serial, ConsistencyLevel write) {
+    public Repairer(Catalog catalog, ConsistencyLevel read, ConsistencyLevel serial, ConsistencyLevel write, IndexWriter writer) {
         this.catalog = catalog;
+        this.writer = writer;
         this.read = read;
         this.serial = serial;
         this.write = write;
@@ -171,7 +172,7 @@ public final class Repairer {
 
     /** Index writes of several groups, to be sent together ({@link CoalescedWrites}). */
     CoalescedWrites coalesced() {
-        return new CoalescedWrites(catalog::execute, inFlight);
+        return new CoalescedWrites(writer);
     }
 
     /**

@@ -8,6 +8,7 @@ import io.cassandragsi.repair.jobs.JobRegistry;
 import io.cassandragsi.repair.jobs.Jobs;
 import io.cassandragsi.repair.read.IndexReader;
 import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.repair.store.IndexWriter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -27,14 +28,16 @@ public final class GsiServer implements AutoCloseable {
     private final JobRegistry jobs;
 
     /**
-     * The composition root of the service process: one {@link Catalog} (the live schema) shared by
-     * the repair service, the reads and the rebuild and check jobs ({@code POST
-     * /admin/.../rebuild|check}, {@code GET /admin/jobs/{id}}), and the HTTP API over them.
+     * The composition root of the service process: one {@link Catalog} (the live schema) and one
+     * {@link IndexWriter} (the one limit on index writes in flight) shared by the repair service,
+     * the reads and the rebuild and check jobs ({@code POST /admin/.../rebuild|check}, {@code GET
+     * /admin/jobs/{id}}), and the HTTP API over them.
      */
     public GsiServer(CqlSession session, GsiConfig config) {
         Catalog catalog = new Catalog(session);
-        this.service = new RepairService(session, config, catalog);
-        Jobs runner = new Jobs(session, catalog, config.projectKeyspace(), config.consistency());
+        IndexWriter writer = new IndexWriter(catalog::execute, IndexWriter.MAX_IN_FLIGHT);
+        this.service = new RepairService(session, config, catalog, writer);
+        Jobs runner = new Jobs(session, catalog, writer, config.projectKeyspace(), config.consistency());
         runner.ledger(); // like the service's tables: a missing jobs table stops the start, naming it
         this.jobs = new JobRegistry(runner);
         this.reader = new IndexReader(session, catalog, service.queue(), config.consistency().read(),

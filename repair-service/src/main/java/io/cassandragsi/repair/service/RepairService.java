@@ -6,6 +6,7 @@ import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.queue.QueueConsumer;
 import io.cassandragsi.repair.queue.Repairer;
 import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.repair.store.IndexWriter;
 import io.cassandragsi.repair.store.QueueStore;
 import io.cassandragsi.repair.store.CheckpointsTable;
 import io.cassandragsi.repair.store.InstancesTable;
@@ -28,11 +29,11 @@ public final class RepairService implements AutoCloseable {
     private final QueueConsumer consumer;
 
     public RepairService(CqlSession session, GsiConfig config) {
-        this(session, config, new Catalog(session));
+        this(session, config, new Catalog(session), new IndexWriter(session::executeAsync, IndexWriter.MAX_IN_FLIGHT));
     }
 
-    /** Over a catalog shared with the other parts of the process ({@link GsiServer}). */
-    public RepairService(CqlSession session, GsiConfig config, Catalog catalog) {
+    /** Over a catalog and an index writer shared with the other parts of the process ({@link GsiServer}). */
+    public RepairService(CqlSession session, GsiConfig config, Catalog catalog, IndexWriter writer) {
         this.session = session;
         String keyspace = config.projectKeyspace();
         ConsistencyLevel read = config.consistency().read();
@@ -40,7 +41,7 @@ public final class RepairService implements AutoCloseable {
         ConsistencyLevel serial = config.consistency().serial();
         this.catalog = catalog;
         ServiceGrants.require(session, config.cassandra().username(), catalog, keyspace);
-        this.repairer = new Repairer(catalog, read, serial, write);
+        this.repairer = new Repairer(catalog, read, serial, write, writer);
         this.queue = new QueueStore(session, keyspace);
         String owner = ownerId();
         Duration poll = config.queue().pollInterval();

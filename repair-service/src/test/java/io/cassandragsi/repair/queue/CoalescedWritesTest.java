@@ -47,13 +47,13 @@ class CoalescedWritesTest {
     @Test
     void should_fail_only_the_groups_a_failed_batch_carried() {
         List<String> sent = new ArrayList<>();
-        CoalescedWrites writes = new CoalescedWrites(st -> {
+        CoalescedWrites writes = new CoalescedWrites(new io.cassandragsi.repair.store.IndexWriter(st -> {
             String cql = st instanceof SimpleStatement s ? s.getQuery() : "batch";
             sent.add(cql);
             return cql.contains("bad")
                     ? java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("write timeout"))
                     : java.util.concurrent.CompletableFuture.completedFuture(null);
-        }, new java.util.concurrent.Semaphore(4));
+        }, 4));
         writes.sink(0).write(List.of(SimpleStatement.newInstance("good 0")));
         writes.sink(1).write(List.of(SimpleStatement.newInstance("bad 1"), SimpleStatement.newInstance("good 1")));
         writes.sink(2).write(List.of(SimpleStatement.newInstance("good 2")));
