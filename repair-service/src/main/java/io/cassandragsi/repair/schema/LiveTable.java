@@ -17,14 +17,23 @@ public record LiveTable(
         Map<String, String> columns,
         String comment,
         Map<String, String> triggers,
-        int gcGraceSeconds) {
+        int gcGraceSeconds,
+        String readRepair) {
 
     /** Cassandra's default gc_grace_seconds, for tables described without it. */
     public static final int DEFAULT_GC_GRACE_SECONDS = 864000;
 
+    /** Cassandra's default read_repair. */
+    public static final String DEFAULT_READ_REPAIR = "BLOCKING";
+
     public LiveTable(String keyspace, String name, List<LiveColumn> partitionKey, List<LiveColumn> clustering,
             Map<String, String> columns, String comment, Map<String, String> triggers) {
-        this(keyspace, name, partitionKey, clustering, columns, comment, triggers, DEFAULT_GC_GRACE_SECONDS);
+        this(keyspace, name, partitionKey, clustering, columns, comment, triggers, DEFAULT_GC_GRACE_SECONDS, DEFAULT_READ_REPAIR);
+    }
+
+    public LiveTable(String keyspace, String name, List<LiveColumn> partitionKey, List<LiveColumn> clustering,
+            Map<String, String> columns, String comment, Map<String, String> triggers, int gcGraceSeconds) {
+        this(keyspace, name, partitionKey, clustering, columns, comment, triggers, gcGraceSeconds, DEFAULT_READ_REPAIR);
     }
 
     public LiveTable {

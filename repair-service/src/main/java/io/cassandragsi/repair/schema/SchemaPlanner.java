@@ -94,9 +94,16 @@ public final class SchemaPlanner {
             Optional<LiveTable> existing = live.table(projectKeyspace, t.name());
             if (existing.isEmpty()) {
                 statements.add(new Statement("create " + t.what() + " " + projectKeyspace + "." + t.name(), t.cql()));
-            } else if (t.name().equals(QueueLayout.TABLE) && !queueSettings.toComment().equals(existing.get().comment())) {
-                warnings.add("work queue " + existing.get().qualifiedName() + " exists with settings " + existing.get().comment()
-                        + ", different from " + queueSettings.toComment() + "; left unchanged");
+            } else if (t.name().equals(QueueLayout.TABLE)) {
+                if (!queueSettings.toComment().equals(existing.get().comment())) {
+                    warnings.add("work queue " + existing.get().qualifiedName() + " exists with settings " + existing.get().comment()
+                            + ", different from " + queueSettings.toComment() + "; left unchanged");
+                }
+                if (!"NONE".equalsIgnoreCase(existing.get().readRepair())) {
+                    statements.add(new Statement("stop read repair on work queue " + existing.get().qualifiedName()
+                            + " (markers are written once; repairing them on every read costs the nodes)",
+                            QueueLayout.noReadRepair(projectKeyspace)));
+                }
             }
         }
     }

@@ -25,7 +25,8 @@ final class LiveFixtures {
         }
         LiveTable queue = new LiveTable(keyspace, QueueLayout.TABLE,
                 List.of(LiveColumn.of("shard", "int"), LiveColumn.of("bucket", "bigint")),
-                List.of(LiveColumn.of("id", "timeuuid")), columns, QueueLayout.Settings.defaults().toComment(), Map.of());
+                List.of(LiveColumn.of("id", "timeuuid")), columns, QueueLayout.Settings.defaults().toComment(), Map.of(),
+                LiveTable.DEFAULT_GC_GRACE_SECONDS, "NONE");
         LiveSchema live = LiveSchema.empty().with(queue);
         for (ProjectTables.Table t : ProjectTables.all(keyspace, QueueLayout.Settings.defaults())) {
             if (!t.name().equals(QueueLayout.TABLE)) {

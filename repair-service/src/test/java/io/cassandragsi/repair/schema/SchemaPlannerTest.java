@@ -368,6 +368,20 @@ class SchemaPlannerTest {
     }
 
     @Test
+    void should_stop_read_repair_on_a_queue_made_with_it() {
+        LiveTable queue = LiveFixtures.project("gsi").table("gsi", "queue").orElseThrow();
+        LiveTable blocking = new LiveTable(queue.keyspace(), queue.name(), queue.partitionKey(), queue.clustering(), queue.columns(),
+                queue.comment(), queue.triggers(), queue.gcGraceSeconds(), "BLOCKING");
+        LiveSchema live = LiveFixtures.project("gsi").with(blocking);
+        Plan plan = plan(live);
+        assertThat(plan.statements()).singleElement().satisfies(s -> {
+            assertThat(s.purpose()).startsWith("stop read repair on work queue gsi.queue");
+            assertThat(s.cql()).isEqualTo("ALTER TABLE \"gsi\".\"queue\" WITH read_repair = 'NONE';");
+        });
+        assertThat(plan(LiveFixtures.project("gsi")).statements()).as("a queue made with read_repair 'NONE'").isEmpty();
+    }
+
+    @Test
     void should_create_the_project_tables_when_there_is_no_definition() {
         Plan plan = plan(LiveSchema.empty());
         assertThat(purposes(plan)).containsExactly("create project keyspace gsi", "create work queue gsi.queue",
