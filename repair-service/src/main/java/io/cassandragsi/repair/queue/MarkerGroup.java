@@ -26,6 +26,16 @@ public record MarkerGroup(String keyspace, String table, ByteBuffer pk, ByteBuff
         return (flags & QueueLayout.FLAG_CAS) != 0;
     }
 
+    /** True when the row is recomputed from all its versions (a delete, an expiry, a rewrite), not diffed. */
+    public boolean recompute() {
+        return (flags & QueueLayout.FLAG_DELETE) != 0;
+    }
+
+    /** This group, to be recomputed rather than diffed. */
+    public MarkerGroup asRecompute() {
+        return new MarkerGroup(keyspace, table, pk, ck, tidMin, tidMax, flags | QueueLayout.FLAG_DELETE, markerIds, oldestMarker);
+    }
+
     /** The trigger left entries undone: upsert every version's entries, not just the diff. */
     public boolean upsertAll() {
         return (flags & (QueueLayout.FLAG_PARTIAL | QueueLayout.FLAG_CAS | QueueLayout.FLAG_DELETE)) != 0;

@@ -54,13 +54,6 @@ public final class Repairer {
     private final ConsistencyLevel serial;
     private final ConsistencyLevel write;
 
-    /**
-     * How long a diff marker's version may stay invisible before it is taken for deleted (its row is
-     * recomputed). A batch lands in milliseconds; one whose coordinator failed half-way is replayed
-     * from the batchlog once it is older than twice the write timeout, at the next 10-s replay round.
-     */
-    static final java.time.Duration INVISIBLE_FOR = java.time.Duration.ofSeconds(20);
-
     /** Sends the index writes of every repair (its limit on writes in flight is the process's). */
     private final IndexWriter writer;
 
@@ -192,7 +185,7 @@ public final class Repairer {
         if (table.rows != null) {
             return reconcileUnversioned(table, g, pk, cl, sink);
         }
-        if (g.wholePartition() || (g.flags() & io.cassandragsi.schema.QueueLayout.FLAG_DELETE) != 0) {
+        if (g.wholePartition() || g.recompute()) {
             return recompute(table, g, pk, cl, sink);
         }
         List<ByteBuffer> rowKey = new ArrayList<>(pk);
@@ -203,12 +196,7 @@ public final class Repairer {
         List<Versions.Version> versions = pre != null && pre.versions() != null ? pre.versions()
                 : table.base.neighbourhood(rowKey, g.tidMin(), g.tidMax(), cl);
         if (!contains(versions, g.tidMin()) || !contains(versions, g.tidMax())) {
-            // not visible yet (batch in flight, CAS not committed), or deleted since: a version still
-            // missing after INVISIBLE_FOR went away, and the row is recomputed (the rows table lists its
-            // keys; its own delete marker may have come first)
-            boolean gone = !g.cas() && System.currentTimeMillis() - WriteTimestamps.toEpochMillis(WriteTimestamps.of(g.oldestMarker()))
-                    > INVISIBLE_FOR.toMillis();
-            return gone ? recompute(table, g, pk, cl, sink) : Outcome.RETRY;
+            return Outcome.RETRY; // not visible yet (batch in flight, CAS not committed) or deleted since (ShardWorker)
         }
         if (sameTick(versions)) {
             return recompute(table, g, pk, cl, sink); // their cells tie at one TS: only writes above them can order them

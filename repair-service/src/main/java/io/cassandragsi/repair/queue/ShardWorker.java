@@ -43,6 +43,13 @@ final class ShardWorker {
     static final Duration CHECKPOINT_EVERY = Duration.ofSeconds(2);
     /** A CAS write not visible to a SERIAL read this long after its marker never applied. */
     static final Duration CAS_SETTLE = Duration.ofSeconds(15);
+    /**
+     * A versioned row's version not visible this long after its marker went away (deleted before the
+     * service read it, or written under a delete with a higher timestamp): its group is recomputed
+     * instead. A batch lands in milliseconds; one whose coordinator failed half-way is replayed from
+     * the batchlog once it is older than twice the write timeout, at the next 10-s replay round.
+     */
+    static final Duration INVISIBLE_FOR = Duration.ofSeconds(20);
     /** A plain write not visible this long after its marker was deleted or lost; check finds the rest. */
     static final Duration GIVE_UP = Duration.ofMinutes(10);
     /** An unversioned row reconciled while one of its writes may still be in flight is reconciled again this much later. */
@@ -226,6 +233,12 @@ final class ShardWorker {
         }
         if (outcome == Repairer.Outcome.RETRY) {
             long age = nowMillis - markerMillis(g.oldestMarker());
+            if (!g.cas() && !g.recompute() && age > INVISIBLE_FOR.toMillis()) {
+                // the rows table lists what the missing version wrote; its own delete marker may have come first
+                pending.add(new Pending(g.asRecompute(), nowMillis, attempts + 1));
+                pendingIds.addAll(g.markerIds());
+                return;
+            }
             long limit = g.cas() ? CAS_SETTLE.toMillis() : GIVE_UP.toMillis();
             if (age <= limit) {
                 long backoff = Math.min(30_000L, 100L << Math.min(attempts, 8));

@@ -16,6 +16,10 @@ final class FakeRepairs implements GroupRepairs {
     /** Marker ids whose next attempts fail, with how many. */
     final Map<UUID, Integer> failures = new HashMap<>();
     final Set<UUID> counted = new HashSet<>();
+    /** Marker ids whose version a diff cannot find (deleted): RETRY, until the group comes to be recomputed. */
+    final Set<UUID> invisible = new HashSet<>();
+    /** Marker ids handed over in a group to be recomputed. */
+    final List<UUID> recomputed = Collections.synchronizedList(new ArrayList<>());
 
     @Override
     public synchronized Repairer.Outcome[] repair(int shard, List<MarkerGroup> groups, boolean first) {
@@ -31,7 +35,11 @@ final class FakeRepairs implements GroupRepairs {
                     fail = true;
                 }
             }
-            out[i] = fail ? null : Repairer.Outcome.DONE;
+            if (g.recompute()) {
+                recomputed.addAll(g.markerIds());
+            }
+            boolean missing = !g.recompute() && g.markerIds().stream().anyMatch(invisible::contains);
+            out[i] = fail ? null : missing ? Repairer.Outcome.RETRY : Repairer.Outcome.DONE;
         }
         return out;
     }

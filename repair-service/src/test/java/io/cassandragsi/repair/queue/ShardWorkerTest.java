@@ -107,6 +107,21 @@ class ShardWorkerTest {
     }
 
     @Test
+    void should_recompute_the_row_when_a_diff_marker_s_version_stays_invisible() {
+        ShardWorker w = worker(repairs);
+        Marker m = add(Duration.ofSeconds(1));
+        repairs.invisible.add(m.id());
+        run(w, Duration.ofSeconds(1).plus(ShardWorker.INVISIBLE_FOR).minusSeconds(1), Duration.ofMillis(250));
+        assertThat(repairs.recomputed).as("retried as a diff while the version may be in flight").isEmpty();
+        assertThat(w.pendingCount()).isEqualTo(1);
+        run(w, Duration.ofSeconds(1).plus(ShardWorker.INVISIBLE_FOR).plusSeconds(31), Duration.ofMillis(250));
+        assertThat(repairs.recomputed).as("then taken for deleted: its row is recomputed, once").containsExactly(m.id());
+        assertThat(w.pendingCount()).isZero();
+        assertThat(metrics.gaveUp.sum()).isZero();
+        assertThat(metrics.markersDone.sum()).isEqualTo(1);
+    }
+
+    @Test
     void should_hold_the_checkpoint_behind_an_unfinished_marker_and_resume_there_after_a_restart() {
         ShardWorker first = worker(repairs);
         Marker stuck = add(Duration.ofSeconds(40));
