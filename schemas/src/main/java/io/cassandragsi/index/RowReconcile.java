@@ -92,6 +92,19 @@ public final class RowReconcile {
      */
     public static List<TablePlan.IndexWrite> reconcile(TablePlan plan, IndexPlan index, BaseRow row, Collection<List<ByteBuffer>> candidates,
             Map<List<ByteBuffer>, EntryState> entries, long stopHint) {
+        return reconcile(plan, index, row, candidates, entries, stopHint, Long.MAX_VALUE);
+    }
+
+    /**
+     * As above; {@code shownUpTo} is the newest write of the row that the rows table shows
+     * (microseconds), read before the entries. The trigger's write to the rows table joins the base
+     * write's own mutation, its entries do not: an entry whose {@code _tid} is after {@code
+     * shownUpTo} was written by a write whose base cells may not be visible yet, and a mark would
+     * hide it once they are. Such an entry is left to that write's own marker, which the service
+     * reconciles only once the rows table shows the write ({@link Long#MAX_VALUE}: no such entry).
+     */
+    public static List<TablePlan.IndexWrite> reconcile(TablePlan plan, IndexPlan index, BaseRow row, Collection<List<ByteBuffer>> candidates,
+            Map<List<ByteBuffer>, EntryState> entries, long stopHint, long shownUpTo) {
         List<TablePlan.IndexWrite> out = new ArrayList<>();
         List<ByteBuffer> current = plan.entryKey(index, row);
         int[] keyAttrs = index.keyAttributes();
@@ -134,6 +147,9 @@ public final class RowReconcile {
             EntryState e = entries.get(key);
             if (e == null || !e.matches()) {
                 continue;
+            }
+            if (shownUpTo != Long.MAX_VALUE && Math.floorDiv(ticks(e.tid()), 10L) > shownUpTo) {
+                continue; // its write is still landing
             }
             long stop = stopOf(index, row, key, stopHint);
             long mark = Math.max(ticks(e.tid()) + 1, stop == Long.MIN_VALUE ? Long.MIN_VALUE : ticksOfMicros(stop) + 1);

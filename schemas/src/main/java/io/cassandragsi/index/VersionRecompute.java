@@ -4,6 +4,7 @@ import io.cassandragsi.index.RowReconcile.EntryState;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -100,26 +101,36 @@ public final class VersionRecompute {
 
     public static List<TablePlan.IndexWrite> recompute(TablePlan plan, IndexPlan index, List<? extends VersionRow> ascending,
             Collection<List<ByteBuffer>> keys, Map<List<ByteBuffer>, EntryState> entries) {
-        return recompute(plan, index, ascending, keys, entries, Long.MIN_VALUE);
+        return recompute(plan, index, ascending, keys, entries, Long.MIN_VALUE, true);
     }
 
     /**
      * As above; {@code floor} is the least timestamp for a cell of an entry that reads as absent
      * ({@code _tid} or a projection): an expired cell still shadows every lower timestamp, and its
      * write time cannot be read (for an expiry, one tick after the expired version's TS).
+     *
+     * <p>{@code unseenGone} false: an entry whose {@code _tid} names no version of {@code ascending}
+     * is left as it is. Its version may be in flight: a trigger's batch applies its mutations one
+     * by one, so the entry can be read before the base row, and a correction written above its
+     * cells would hide that version once it lands. True (a later pass): that version went away.
      */
     public static List<TablePlan.IndexWrite> recompute(TablePlan plan, IndexPlan index, List<? extends VersionRow> ascending,
-            Collection<List<ByteBuffer>> keys, Map<List<ByteBuffer>, EntryState> entries, long floor) {
+            Collection<List<ByteBuffer>> keys, Map<List<ByteBuffer>, EntryState> entries, long floor, boolean unseenGone) {
         if (index.perVersion()) {
             throw new IllegalArgumentException("index " + index.index().name() + " keeps an entry per version: nothing to recompute");
         }
         List<List<ByteBuffer>> versionKeys = new ArrayList<>(ascending.size());
+        Set<ByteBuffer> tids = new HashSet<>();
         for (VersionRow v : ascending) {
             versionKeys.add(plan.entryKey(index, v));
+            tids.add(v.get(plan.tidAttribute()));
         }
         List<TablePlan.IndexWrite> out = new ArrayList<>();
         for (List<ByteBuffer> key : keys) {
             EntryState e = entries.get(key);
+            if (!unseenGone && e != null && e.tid() != null && !tids.contains(e.tid())) {
+                continue; // written by a version not visible yet, or gone: the next pass tells
+            }
             int last = versionKeys.lastIndexOf(key);
             if (last < 0) {
                 if (e != null && e.matches()) {
@@ -212,18 +223,27 @@ public final class VersionRecompute {
      * @param recorded each recorded entry key of this index (the rows table's {@code _vkeys}) and its write time
      * @param absent the gone keys whose entries read as absent before this recompute
      * @param recomputedAt the highest timestamp an earlier recompute wrote at (Long.MIN_VALUE: none)
+     * @param unseenGone false: a gone key whose write time is no remaining version's TS is left
+     *     alone (its version may be in flight, see {@link #recompute}); true: its version went away
      */
     public static PerVersion perVersion(TablePlan plan, IndexPlan index, List<? extends VersionRow> ascending,
-            Map<List<ByteBuffer>, Long> recorded, Set<List<ByteBuffer>> absent, long recomputedAt) {
+            Map<List<ByteBuffer>, Long> recorded, Set<List<ByteBuffer>> absent, long recomputedAt, boolean unseenGone) {
         if (!index.perVersion()) {
             throw new IllegalArgumentException("index " + index.index().name() + " keeps one entry per row: recompute it with recompute()");
         }
         long at = recomputedAt == Long.MIN_VALUE ? Long.MIN_VALUE : recomputedAt + 1;
         long highest = Long.MIN_VALUE;
+        Set<Long> versionTimes = new HashSet<>();
+        for (VersionRow v : ascending) {
+            versionTimes.add(WriteTimestamps.ofSerialized(v.get(plan.tidAttribute())));
+        }
         List<List<ByteBuffer>> delete = new ArrayList<>();
         Map<List<ByteBuffer>, Long> unrecord = new java.util.LinkedHashMap<>();
         for (List<ByteBuffer> key : gone(plan, index, ascending, recorded)) {
             long written = recorded.get(key);
+            if (!unseenGone && !versionTimes.contains(written)) {
+                continue; // not rewritten by a version shown: gone, or in flight (its rows-table key read before its base row)
+            }
             if (absent.contains(key)) {
                 unrecord.put(key, written);
                 highest = Math.max(highest, written); // a version written again at that TS must be recomputed

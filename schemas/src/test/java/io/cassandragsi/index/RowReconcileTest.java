@@ -79,6 +79,21 @@ class RowReconcileTest {
     }
 
     @Test
+    void should_leave_the_entry_of_a_write_the_rows_table_does_not_show_yet_to_that_write_s_marker() {
+        // the row shows its write at 300 (b@x); a write at 400 gave it a@x: its entry landed, its base cells and
+        // rows-table element (one mutation) not yet. Marking a@x would hide that write once it lands.
+        BaseRow now = row(cell(text("b@x"), 300), BaseCell.DEAD, BaseCell.DEAD, cell(text("Ann"), 100));
+        List<ByteBuffer> landing = List.of(text("a@x"), text("u1"));
+        Map<List<ByteBuffer>, EntryState> entries = Map.of(landing, entry(4000, null, text("Ann"), 4000));
+
+        assertThat(RowReconcile.reconcile(PLAN, BY_EMAIL, now, List.of(landing), entries, 300, 300))
+                .noneMatch(w -> w.key().equals(landing));
+        // once the rows table shows a write at 400 or later, the entry is judged as before
+        assertThat(RowReconcile.reconcile(PLAN, BY_EMAIL, now, List.of(landing), entries, 400, 400))
+                .anyMatch(w -> w.key().equals(landing) && w instanceof TablePlan.MarkDeleted);
+    }
+
+    @Test
     void should_give_an_entry_that_matches_again_while_marked_a_tid_after_the_mark() {
         // (fr, 20) was marked at 5001 when age changed; an older country write made it match again
         BaseRow now = row(BaseCell.DEAD, cell(text("fr"), 400), cell(integer(20), 450), BaseCell.DEAD);

@@ -182,7 +182,7 @@ class VersionRecomputeTest {
     void should_write_an_entry_that_reads_as_absent_above_the_expired_version() {
         // v2 (length 10, TS 200) expired: its entry's cells did too, and still shadow TS 200 and below
         List<TablePlan.IndexWrite> writes = VersionRecompute.recompute(PLAN, BY_LENGTH, List.of(new Version(100, 10, "a")),
-                List.of(key(10)), Map.of(), 201);
+                List.of(key(10)), Map.of(), 201, true);
 
         TablePlan.Reconciled r = (TablePlan.Reconciled) writes.get(0);
         assertThat(ticks(r.tid())).isEqualTo(100);
@@ -199,7 +199,7 @@ class VersionRecomputeTest {
         // v1 (TS 100) and v2 (TS 200) were recorded by the trigger at their TS; v2 was deleted
         Map<List<ByteBuffer>, Long> recorded = Map.of(tidKey(100), 100L, tidKey(200), 200L);
         VersionRecompute.PerVersion pv = VersionRecompute.perVersion(PLAN, BY_TID, List.of(new Version(100, 10, "a")), recorded, Set.of(),
-                Long.MIN_VALUE);
+                Long.MIN_VALUE, true);
 
         assertThat(pv.writes()).singleElement().isInstanceOfSatisfying(TablePlan.Removed.class, r -> {
             assertThat(r.key()).isEqualTo(tidKey(200));
@@ -210,7 +210,7 @@ class VersionRecomputeTest {
 
         // the recompute a second later: the entry reads as absent, the key is forgotten at the write time it was read with
         VersionRecompute.PerVersion later = VersionRecompute.perVersion(PLAN, BY_TID, List.of(new Version(100, 10, "a")), recorded,
-                Set.of(tidKey(200)), 201);
+                Set.of(tidKey(200)), 201, true);
         assertThat(later.unrecord()).containsExactly(Map.entry(tidKey(200), 200L));
         assertThat(later.writes()).noneMatch(w -> w instanceof TablePlan.Removed);
     }
@@ -220,7 +220,7 @@ class VersionRecomputeTest {
         // v2 (TS 200) was deleted and its entry deleted at 201 (recorded as the recompute's highest), its key forgotten; then v2
         // was written again: the trigger's entry at TS 200 lost to that delete, and so did its key
         VersionRecompute.PerVersion pv = VersionRecompute.perVersion(PLAN, BY_TID, List.of(new Version(100, 10, "a"), new Version(200, 10, "a")),
-                Map.of(tidKey(100), 100L), Set.of(), 201);
+                Map.of(tidKey(100), 100L), Set.of(), 201, true);
 
         assertThat(pv.at()).isEqualTo(202);
         assertThat(pv.writes()).allSatisfy(w -> {
@@ -234,7 +234,7 @@ class VersionRecomputeTest {
     @Test
     void should_write_nothing_for_per_version_entries_when_every_recorded_version_remains() {
         VersionRecompute.PerVersion pv = VersionRecompute.perVersion(PLAN, BY_TID, List.of(new Version(100, 10, "a"), new Version(200, 20, "b")),
-                Map.of(tidKey(100), 100L, tidKey(200), 200L), Set.of(), Long.MIN_VALUE);
+                Map.of(tidKey(100), 100L, tidKey(200), 200L), Set.of(), Long.MIN_VALUE, true);
 
         assertThat(pv.writes()).isEmpty();
         assertThat(pv.highest()).isEqualTo(Long.MIN_VALUE);
@@ -243,9 +243,53 @@ class VersionRecomputeTest {
     @Test
     void should_delete_above_a_key_a_recompute_recorded_at_a_later_time() {
         // v2's key was recorded again by a recompute at 500 (it had come back); now v2 is gone again
-        VersionRecompute.PerVersion pv = VersionRecompute.perVersion(PLAN, BY_TID, List.of(), Map.of(tidKey(200), 500L), Set.of(), 500);
+        VersionRecompute.PerVersion pv = VersionRecompute.perVersion(PLAN, BY_TID, List.of(), Map.of(tidKey(200), 500L), Set.of(), 500, true);
 
         assertThat(pv.writes()).singleElement().satisfies(w -> assertThat(w.timestamp()).isEqualTo(501));
         assertThat(pv.unrecord()).isEmpty();
+    }
+
+    @Test
+    void should_leave_an_entry_whose_version_is_not_visible_yet_to_a_later_pass() {
+        // v1 (length 10, TS 100) is the newest version the base shows; the entry of 20 says v2 (TS 200), whose base row is
+        // still in flight (the trigger's batch applied the entry first). Marking 20 gone, or pointing it back, would
+        // hide v2 once it lands.
+        Map<List<ByteBuffer>, EntryState> entries = new HashMap<>();
+        entries.put(key(10), entry(100, 200L, "a", 100, 200, 100));
+        entries.put(key(20), entry(200, null, "b", 200, Long.MIN_VALUE, 200));
+        List<Version> shown = List.of(new Version(100, 10, "a"));
+
+        List<TablePlan.IndexWrite> first = VersionRecompute.recompute(PLAN, BY_LENGTH, shown, List.of(key(10), key(20)), entries,
+                Long.MIN_VALUE, false);
+        assertThat(first).as("the first pass writes nothing for 20").noneMatch(w -> w.key().equals(key(20)));
+        assertThat(first).as("and corrects what the versions shown decide").singleElement()
+                .satisfies(w -> assertThat(w.key()).isEqualTo(key(10)));
+
+        // a second later v2 is still not there: it went away
+        List<TablePlan.IndexWrite> later = VersionRecompute.recompute(PLAN, BY_LENGTH, shown, List.of(key(10), key(20)), entries,
+                Long.MIN_VALUE, true);
+        assertThat(later).anySatisfy(w -> {
+            assertThat(w.key()).isEqualTo(key(20));
+            assertThat(ticks(((TablePlan.MarkDeleted) w).deletedAt())).isEqualTo(201);
+        });
+    }
+
+    @Test
+    void should_leave_the_per_version_entry_of_a_version_not_visible_yet_to_a_later_pass() {
+        // v2's key was recorded by the trigger at TS 200, but the base does not show v2 yet
+        Map<List<ByteBuffer>, Long> recorded = Map.of(tidKey(100), 100L, tidKey(200), 200L);
+        List<Version> shown = List.of(new Version(100, 10, "a"));
+
+        VersionRecompute.PerVersion first = VersionRecompute.perVersion(PLAN, BY_TID, shown, recorded, Set.of(tidKey(200)), Long.MIN_VALUE, false);
+        assertThat(first.writes()).as("no delete of its entry").isEmpty();
+        assertThat(first.unrecord()).as("its key is not forgotten while its entry may still land").isEmpty();
+
+        VersionRecompute.PerVersion later = VersionRecompute.perVersion(PLAN, BY_TID, shown, recorded, Set.of(), Long.MIN_VALUE, true);
+        assertThat(later.writes()).singleElement().isInstanceOf(TablePlan.Removed.class);
+
+        // a version rewritten with another key is shown: its old key goes on the first pass
+        VersionRecompute.PerVersion rewritten = VersionRecompute.perVersion(PLAN, BY_TID, List.of(new Version(100, 10, "a")),
+                Map.of(tidKey(100), 100L, List.of(Tids.bytes(tid(100)), text("old")), 100L), Set.of(), Long.MIN_VALUE, false);
+        assertThat(rewritten.writes()).singleElement().isInstanceOf(TablePlan.Removed.class);
     }
 }

@@ -312,7 +312,7 @@ final class Check {
             }
             Map<List<ByteBuffer>, RowReconcile.EntryState> entries = table.indexTables.get(e.getKey()).entryStatesAsync(e.getValue(), read).join();
             // a cell that reads as absent may be an expired one whose timestamp cannot be read: write it above now
-            writes.addAll(VersionRecompute.recompute(table.plan, e.getKey(), versions, e.getValue(), entries, Tids.ticks(Instant.now())));
+            writes.addAll(VersionRecompute.recompute(table.plan, e.getKey(), versions, e.getValue(), entries, Tids.ticks(Instant.now()), true));
         }
         long highest = VersionRecompute.highestTimestamp(writes);
         if (table.records != null && highest != Long.MIN_VALUE) {

@@ -149,7 +149,7 @@ final class Rebuild {
             }
             RowsTable.RowRecord record = records.getOrDefault(rowKey, RowsTable.none(rowKey));
             List<TablePlan.IndexWrite> writes = new ArrayList<>();
-            for (Reconciler.IndexResult r : Reconciler.reconcile(table, targets, record, table.rows.row(rowKey, read), Long.MIN_VALUE,
+            for (Reconciler.IndexResult r : Reconciler.reconcile(table, targets, record, table.rows.row(rowKey, read), Long.MIN_VALUE, Long.MAX_VALUE,
                     Map.of(), true, read, write)) {
                 writes.addAll(r.writes());
             }

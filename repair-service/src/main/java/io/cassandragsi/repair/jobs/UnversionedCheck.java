@@ -221,7 +221,7 @@ final class UnversionedCheck {
     private List<Reconciler.IndexResult> reconcile(List<ByteBuffer> rowKey, RowsTable.RowRecord record,
             Map<String, Set<List<ByteBuffer>>> extra, boolean recordKeys) {
         UnversionedRows.BaseRow row = table.rows.row(rowKey, read);
-        return Reconciler.reconcile(table, targets, record == null ? RowsTable.none(rowKey) : record, row, Long.MIN_VALUE, extra,
+        return Reconciler.reconcile(table, targets, record == null ? RowsTable.none(rowKey) : record, row, Long.MIN_VALUE, Long.MAX_VALUE, extra,
                 recordKeys, read, write);
     }
 

@@ -13,9 +13,14 @@ import java.util.UUID;
 /**
  * Markers of one versioned row (or one whole partition), coalesced: one sibling diff covers the
  * union of their tids. Pure.
+ *
+ * <p>{@code unseenGone}: whether a recompute takes an index entry that names a version the base
+ * does not show for one whose version went away. A trigger's batch applies its mutations one by
+ * one, so an entry can be read before its base row: the first recompute of a group leaves such
+ * entries as they are, and its pass a little later ({@link #withUnseenGone}) treats them as gone.
  */
 public record MarkerGroup(String keyspace, String table, ByteBuffer pk, ByteBuffer ck, UUID tidMin, UUID tidMax,
-        int flags, List<UUID> markerIds, UUID oldestMarker) {
+        int flags, List<UUID> markerIds, UUID oldestMarker, boolean unseenGone) {
 
     /** True for a whole-partition group (deletes, or an update the trigger could not read). */
     public boolean wholePartition() {
@@ -31,9 +36,17 @@ public record MarkerGroup(String keyspace, String table, ByteBuffer pk, ByteBuff
         return (flags & QueueLayout.FLAG_DELETE) != 0;
     }
 
-    /** This group, to be recomputed rather than diffed. */
+    /**
+     * This group, to be recomputed rather than diffed, because its version stayed invisible far
+     * longer than a batch takes to land: versions the base does not show count as gone.
+     */
     public MarkerGroup asRecompute() {
-        return new MarkerGroup(keyspace, table, pk, ck, tidMin, tidMax, flags | QueueLayout.FLAG_DELETE, markerIds, oldestMarker);
+        return new MarkerGroup(keyspace, table, pk, ck, tidMin, tidMax, flags | QueueLayout.FLAG_DELETE, markerIds, oldestMarker, true);
+    }
+
+    /** This group for a later pass, which takes versions the base does not show for gone. */
+    public MarkerGroup withUnseenGone() {
+        return new MarkerGroup(keyspace, table, pk, ck, tidMin, tidMax, flags, markerIds, oldestMarker, true);
     }
 
     /** The trigger left entries undone: upsert every version's entries, not just the diff. */
@@ -54,13 +67,13 @@ public record MarkerGroup(String keyspace, String table, ByteBuffer pk, ByteBuff
             if (g == null) {
                 List<UUID> ids = new ArrayList<>();
                 ids.add(m.id());
-                groups.put(key, new MarkerGroup(m.keyspace(), m.table(), m.pk(), ck, m.tidMin(), m.tidMax(), m.flags(), ids, m.id()));
+                groups.put(key, new MarkerGroup(m.keyspace(), m.table(), m.pk(), ck, m.tidMin(), m.tidMax(), m.flags(), ids, m.id(), false));
             } else {
                 g.markerIds.add(m.id());
                 UUID min = whole ? null : (Tids.compare(m.tidMin(), g.tidMin) < 0 ? m.tidMin() : g.tidMin);
                 UUID max = whole ? null : (Tids.compare(m.tidMax(), g.tidMax) > 0 ? m.tidMax() : g.tidMax);
                 UUID oldest = Tids.compare(m.id(), g.oldestMarker) < 0 ? m.id() : g.oldestMarker;
-                groups.put(key, new MarkerGroup(g.keyspace, g.table, g.pk, g.ck, min, max, g.flags | m.flags(), g.markerIds, oldest));
+                groups.put(key, new MarkerGroup(g.keyspace, g.table, g.pk, g.ck, min, max, g.flags | m.flags(), g.markerIds, oldest, false));
             }
         }
         return new ArrayList<>(groups.values());

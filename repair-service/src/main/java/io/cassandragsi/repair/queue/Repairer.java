@@ -216,8 +216,10 @@ public final class Repairer {
      * A versioned row (or every row of a partition) that lost versions, or may have (a delete, an
      * expiry, a TTL write): every entry the row has had is recomputed from the versions that remain
      * ({@link VersionRecompute}). Entries are read before the versions, so that a diff landing in
-     * between was made from versions this recompute sees too. Reconciled once more a second later
-     * (a write of the row may still be in flight).
+     * between was made from versions this recompute sees too. A trigger's batch applies its
+     * mutations one by one, so an entry may name a version whose base row is not visible yet: the
+     * first pass leaves such entries alone, and the pass a second later ({@link
+     * MarkerGroup#unseenGone}) takes their versions for gone.
      */
     private Outcome recompute(Catalog.Indexed table, MarkerGroup g, List<ByteBuffer> pk, ConsistencyLevel cl, Sink sink) {
         Map<List<ByteBuffer>, RowsTable.RowRecord> records = new LinkedHashMap<>();
@@ -257,7 +259,7 @@ public final class Repairer {
             List<Versions.Version> versions = rows.getOrDefault(rowKey, List.of());
             RowsTable.RowRecord record = records.getOrDefault(rowKey, RowsTable.none(rowKey));
             Map<String, List<List<ByteBuffer>>> unrecorded = new LinkedHashMap<>();
-            List<VersionRecompute.PerVersion> perVersion = perVersion(table, versions, record);
+            List<VersionRecompute.PerVersion> perVersion = perVersion(table, versions, record, g.unseenGone());
             Set<List<ByteBuffer>> writtenAgain = new java.util.HashSet<>();
             perVersion.forEach(pv -> pv.writes().stream().filter(w -> w instanceof TablePlan.Upsert).forEach(w -> writtenAgain.add(w.key())));
             for (IndexPlan plan : table.plan.indexes()) {
@@ -288,7 +290,7 @@ public final class Repairer {
                 known.putAll(more.getOrDefault(plan, Map.of()));
                 Set<List<ByteBuffer>> keys = new LinkedHashSet<>(record.keys(plan.index().name()));
                 keys.addAll(unrecorded.getOrDefault(plan.index().name(), List.of()));
-                writes.addAll(VersionRecompute.recompute(table.plan, plan, versions, keys, known, rowFloor));
+                writes.addAll(VersionRecompute.recompute(table.plan, plan, versions, keys, known, rowFloor, g.unseenGone()));
             }
             if (table.records != null && !unrecorded.isEmpty()) {
                 table.records.addKeys(rowKey, unrecorded, 0, write);
@@ -317,7 +319,8 @@ public final class Repairer {
      * reads whether the entries of the keys no remaining version has are still there. Empty when
      * the rows table does not record their keys (made before it did).
      */
-    private List<VersionRecompute.PerVersion> perVersion(Catalog.Indexed table, List<Versions.Version> versions, RowsTable.RowRecord record) {
+    private List<VersionRecompute.PerVersion> perVersion(Catalog.Indexed table, List<Versions.Version> versions, RowsTable.RowRecord record,
+            boolean unseenGone) {
         List<VersionRecompute.PerVersion> out = new ArrayList<>();
         if (table.records == null || !table.records.recordsVersionKeys()) {
             return out;
@@ -327,7 +330,7 @@ public final class Repairer {
                 Map<List<ByteBuffer>, Long> recorded = record.versionKeys(plan.index().name());
                 List<List<ByteBuffer>> gone = VersionRecompute.gone(table.plan, plan, versions, recorded);
                 Set<List<ByteBuffer>> absent = gone.isEmpty() ? Set.of() : table.indexTables.get(plan).absentAsync(gone, read).join();
-                VersionRecompute.PerVersion pv = VersionRecompute.perVersion(table.plan, plan, versions, recorded, absent, record.written());
+                VersionRecompute.PerVersion pv = VersionRecompute.perVersion(table.plan, plan, versions, recorded, absent, record.written(), unseenGone);
                 if (pv.highest() != Long.MIN_VALUE) {
                     out.add(pv);
                 }
@@ -422,7 +425,9 @@ public final class Repairer {
     private void reconcileRow(Catalog.Indexed table, RowsTable.RowRecord record, UnversionedRows.BaseRow row, long stopHint,
             List<TablePlan.IndexWrite> writes, List<Statement<?>> forget) {
         Map<String, Map<List<ByteBuffer>, Long>> settled = new LinkedHashMap<>();
-        for (Reconciler.IndexResult r : Reconciler.reconcile(table, table.plan.indexes(), record, row, stopHint, Map.of(), true, read, write)) {
+        long shownUpTo = Math.max(record.written(), stopHint); // read before the row: what the base showed
+        for (Reconciler.IndexResult r : Reconciler.reconcile(table, table.plan.indexes(), record, row, stopHint, shownUpTo, Map.of(), true, read,
+                write)) {
             writes.addAll(r.writes());
             String index = r.index().index().name();
             Map<List<ByteBuffer>, Long> times = record.keyTimes(index);

@@ -223,10 +223,11 @@ final class ShardWorker {
         }
         if (outcome == Repairer.Outcome.AGAIN) {
             // reconciled with what was visible; once more a little later (a conditional write until
-            // a SERIAL read must have seen it, anything else once)
+            // a SERIAL read must have seen it, anything else once), taking what is still unseen for gone
             long age = nowMillis - markerMillis(g.oldestMarker());
-            if (g.cas() ? age <= CAS_SETTLE.toMillis() : attempts < 1) {
-                pending.add(new Pending(g, nowMillis + Math.min(4_000L, AGAIN_AFTER.toMillis() << Math.min(attempts, 2)), attempts + 1));
+            if (g.cas() ? age <= CAS_SETTLE.toMillis() : !g.unseenGone()) {
+                pending.add(new Pending(g.withUnseenGone(), nowMillis + Math.min(4_000L, AGAIN_AFTER.toMillis() << Math.min(attempts, 2)),
+                        attempts + 1));
                 pendingIds.addAll(g.markerIds());
                 return;
             }

@@ -32,9 +32,12 @@ public final class Reconciler {
      * @param extraKeys entry keys to judge besides the rows table's, per index name (a check's
      *     index scan), may be empty
      * @param recordKeys false for a dry run (a check without fix): nothing is written
+     * @param shownUpTo the newest write of the row the rows table showed before the row was read
+     *     (microseconds): entries of later writes are left to those writes' markers ({@link
+     *     RowReconcile#reconcile}); {@link Long#MAX_VALUE} for jobs, which judge every entry
      */
     public static List<IndexResult> reconcile(Catalog.Indexed table, Collection<IndexPlan> indexes, RowsTable.RowRecord record,
-            UnversionedRows.BaseRow row, long stopHint, Map<String, Set<List<ByteBuffer>>> extraKeys, boolean recordKeys,
+            UnversionedRows.BaseRow row, long stopHint, long shownUpTo, Map<String, Set<List<ByteBuffer>>> extraKeys, boolean recordKeys,
             ConsistencyLevel read, ConsistencyLevel write) {
         Map<String, List<List<ByteBuffer>>> newKeys = new LinkedHashMap<>();
         long newest = 0;
@@ -56,7 +59,7 @@ public final class Reconciler {
             }
             keys.addAll(extraKeys.getOrDefault(name, Set.of()));
             perIndex.add(table.indexTables.get(plan).entryStatesAsync(keys, read).thenApply(entries -> new IndexResult(plan, current,
-                    RowReconcile.reconcile(table.plan, plan, row.cells(), keys, entries, stopHint), entries)));
+                    RowReconcile.reconcile(table.plan, plan, row.cells(), keys, entries, stopHint, shownUpTo), entries)));
         }
         if (recordKeys && !newKeys.isEmpty()) {
             // above _w: the rows table may have forgotten the key at a write time up to that (RowReconcile.settled)

@@ -20,6 +20,8 @@ final class FakeRepairs implements GroupRepairs {
     final Set<UUID> invisible = new HashSet<>();
     /** Marker ids handed over in a group to be recomputed. */
     final List<UUID> recomputed = Collections.synchronizedList(new ArrayList<>());
+    /** Marker ids handed over in a group that takes versions the base does not show for gone. */
+    final List<UUID> unseenGone = Collections.synchronizedList(new ArrayList<>());
 
     @Override
     public synchronized Repairer.Outcome[] repair(int shard, List<MarkerGroup> groups, boolean first) {
@@ -38,8 +40,12 @@ final class FakeRepairs implements GroupRepairs {
             if (g.recompute()) {
                 recomputed.addAll(g.markerIds());
             }
+            if (g.unseenGone()) {
+                unseenGone.addAll(g.markerIds());
+            }
             boolean missing = !g.recompute() && g.markerIds().stream().anyMatch(invisible::contains);
-            out[i] = fail ? null : missing ? Repairer.Outcome.RETRY : Repairer.Outcome.DONE;
+            // a recompute is done with what was visible, and looks once more (Repairer)
+            out[i] = fail ? null : missing ? Repairer.Outcome.RETRY : g.recompute() ? Repairer.Outcome.AGAIN : Repairer.Outcome.DONE;
         }
         return out;
     }

@@ -21,6 +21,12 @@ final class Markers {
                 Tids.fromTicks(ticks, 0), Tids.fromTicks(ticks, 0), 0);
     }
 
+    /** A marker written at {@code at} that asks for row {@code key} of ks.t to be recomputed (a delete). */
+    static Marker recompute(Instant at, String key) {
+        Marker m = at(at, key);
+        return new Marker(m.id(), m.keyspace(), m.table(), m.pk(), m.ck(), m.tidMin(), m.tidMax(), QueueLayout.FLAG_DELETE);
+    }
+
     /** A row key whose markers land in {@code shard}. */
     static String keyIn(int shard, int shards) {
         for (int i = 0; ; i++) {

@@ -107,6 +107,24 @@ class ShardWorkerTest {
     }
 
     @Test
+    void should_recompute_a_row_once_more_a_second_later_taking_what_it_did_not_see_for_gone() {
+        ShardWorker w = worker(repairs);
+        Marker m = Markers.recompute(T0.plus(Duration.ofSeconds(1)), "row");
+        queue.add(m);
+        Marker failing = Markers.recompute(T0.plus(Duration.ofSeconds(1)), "other");
+        queue.add(failing);
+        repairs.failures.put(failing.id(), 1);
+        run(w, Duration.ofMillis(1_500), Duration.ofMillis(250));
+        assertThat(repairs.recomputed).as("first passes (the failed one again after its backoff)").containsOnly(m.id(), failing.id());
+        assertThat(repairs.unseenGone).as("an entry may name a version whose batch is still landing").isEmpty();
+        run(w, Duration.ofSeconds(45), Duration.ofMillis(250));
+        assertThat(repairs.unseenGone).as("a second later, each once, a failed first pass too").containsExactlyInAnyOrder(m.id(), failing.id());
+        assertThat(repairs.attemptsOf(m.id())).isEqualTo(2);
+        assertThat(repairs.attemptsOf(failing.id())).isEqualTo(3);
+        assertThat(w.pendingCount()).isZero();
+    }
+
+    @Test
     void should_recompute_the_row_when_a_diff_marker_s_version_stays_invisible() {
         ShardWorker w = worker(repairs);
         Marker m = add(Duration.ofSeconds(1));
@@ -116,6 +134,7 @@ class ShardWorkerTest {
         assertThat(w.pendingCount()).isEqualTo(1);
         run(w, Duration.ofSeconds(1).plus(ShardWorker.INVISIBLE_FOR).plusSeconds(31), Duration.ofMillis(250));
         assertThat(repairs.recomputed).as("then taken for deleted: its row is recomputed, once").containsExactly(m.id());
+        assertThat(repairs.unseenGone).as("its version, and any other the base does not show, gone").containsExactly(m.id());
         assertThat(w.pendingCount()).isZero();
         assertThat(metrics.gaveUp.sum()).isZero();
         assertThat(metrics.markersDone.sum()).isEqualTo(1);
