@@ -144,6 +144,11 @@ public final class BenchWriteCommand implements Callable<Integer> {
                     + " in the repository).")
     Path work;
 
+    @Option(names = "--profile-service",
+            description = "Record the repair service of the -e2e variants with JFR (its work directory's service/*.jfr) and print"
+                    + " where its CPU goes: by library, thread pool and our methods, in us per marker.")
+    boolean profileService;
+
     @Option(names = "--out", paramLabel = "FILE",
             description = "Where to write the results (default: target/bench/write.json in the repository).")
     Path out;
@@ -284,6 +289,9 @@ public final class BenchWriteCommand implements Callable<Integer> {
                     pw.println("-u writes that overwrote an existing row (measured rounds): " + String.join(", ",
                             overwriteShares().entrySet().stream().map(e -> String.format(Locale.ROOT, "%s %.1f %%", e.getKey(),
                                     100 * e.getValue())).toList()));
+                }
+                if (profileService) {
+                    printProfile(phases, pw);
                 }
                 Files.createDirectories(outFile.getParent());
                 Files.writeString(outFile, report.jsonText(), StandardCharsets.UTF_8);
@@ -458,7 +466,34 @@ public final class BenchWriteCommand implements Callable<Integer> {
         for (int shard = 0; shard < queueShards; shard++) {
             tables.checkpoint(shard, now, "bench");
         }
-        return ServiceProcess.start(home(), serviceDir, contactPoints, datacenter);
+        Path recording = profileService ? serviceDir.resolve("service-" + (++recordings) + ".jfr") : null;
+        return ServiceProcess.start(home(), serviceDir, contactPoints, datacenter, recording);
+    }
+
+    private int recordings;
+
+    /** The JFR breakdown of the services of the end-to-end phases, with their CPU per write (one marker each). */
+    private void printProfile(List<PhaseResult> phases, PrintWriter pw) {
+        List<Path> files = new ArrayList<>();
+        for (int i = 1; i <= recordings; i++) {
+            Path f = serviceDir.resolve("service-" + i + ".jfr");
+            if (Files.isRegularFile(f)) {
+                files.add(f);
+            }
+        }
+        long cpu = 0;
+        long writes = 0;
+        for (PhaseResult r : phases) {
+            cpu += r.serviceCpuNanos();
+            writes += r.variant().e2e() ? r.writes() : 0;
+        }
+        pw.println();
+        if (files.isEmpty()) {
+            pw.println("no service recording in " + serviceDir + " (no -e2e variant ran, or the service did not stop cleanly)");
+            return;
+        }
+        pw.print(ServiceProfile.format(ServiceProfile.read(files), writes == 0 ? 0 : cpu / 1e3 / writes, 15));
+        pw.println("(recordings: " + serviceDir + "/service-*.jfr; open them with JDK Mission Control or `jfr print`)");
     }
 
     private Map<String, Object> config(Settings s, String release, Instant started, Instant finished, Path workDir) {

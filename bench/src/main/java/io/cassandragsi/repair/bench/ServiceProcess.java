@@ -34,8 +34,11 @@ final class ServiceProcess implements AutoCloseable {
         this.status = status;
     }
 
-    /** Starts {@code gsi serve} against the node and waits until its HTTP API answers. */
-    static ServiceProcess start(Path home, Path workDir, List<InetSocketAddress> nodes, String datacenter) {
+    /**
+     * Starts {@code gsi serve} against the node and waits until its HTTP API answers; with {@code
+     * recording} (else null) its JVM records a JFR profile there, written when it stops.
+     */
+    static ServiceProcess start(Path home, Path workDir, List<InetSocketAddress> nodes, String datacenter, Path recording) {
         Path jar = home.resolve("repair-service/target/gsi.jar");
         if (!Files.isRegularFile(jar)) {
             throw new CommandFailedException("the end-to-end variants run the service from " + jar + ", which is missing: build with ./gsi");
@@ -49,7 +52,12 @@ final class ServiceProcess implements AutoCloseable {
             Files.writeString(config, "cassandra:\n  contact_points: [ " + contactPoints + " ]\n"
                     + "  local_datacenter: " + datacenter + "\nhttp:\n  bind: 127.0.0.1\n  port: " + port + "\n", StandardCharsets.UTF_8);
             Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-            Process p = new ProcessBuilder(List.of(java.toString(), "-Xmx1g", "-jar", jar.toString(), "serve", "--config", config.toString()))
+            List<String> command = new java.util.ArrayList<>(List.of(java.toString(), "-Xmx1g"));
+            if (recording != null) {
+                command.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + recording);
+            }
+            command.addAll(List.of("-jar", jar.toString(), "serve", "--config", config.toString()));
+            Process p = new ProcessBuilder(command)
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(workDir.resolve("service.log").toFile()))
                     .start();
