@@ -97,7 +97,8 @@ public final class Repairer {
 
     /**
      * Reads, for the plain diff markers among {@code groups} whose rows are whole partitions of a
-     * versioned table (one partition-key column, tids stored descending), the newest versions and
+     * versioned table (one partition-key column, tids stored descending), the newest versions (their
+     * entry keys' attributes: a plain diff writes marks only) and
      * the rows-table records of up to {@value BaseTable#ROWS_PER_QUERY} rows per query: two queries
      * per 50 markers instead of three per marker. A marker of an older version, whose neighbourhood
      * the newest versions do not show, reads it alone. Failures leave the groups to their own reads.
@@ -105,8 +106,8 @@ public final class Repairer {
     public Map<MarkerGroup, Prefetched> prefetch(List<MarkerGroup> groups) {
         Map<Catalog.Indexed, List<MarkerGroup>> byTable = new java.util.IdentityHashMap<>();
         for (MarkerGroup g : groups) {
-            if (g.cas() || g.wholePartition() || (g.flags() & io.cassandragsi.schema.QueueLayout.FLAG_DELETE) != 0) {
-                continue;
+            if (g.wholePartition() || g.upsertAll()) {
+                continue; // a conditional write, a recompute, or entries to write: the versions whole, read alone
             }
             Catalog.Indexed table = catalog.table(g.keyspace(), g.table());
             if (table == null || table.rows != null || !table.base.readsManyNewest()) {

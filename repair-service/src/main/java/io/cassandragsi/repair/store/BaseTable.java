@@ -43,6 +43,9 @@ public final class BaseTable {
     /** Every version of one row (versioned tables). */
     private final PreparedStatement allVersions;
     private final PreparedStatement newestInPartitions;
+    /** The attributes {@link #newestInPartitions} selects, in order: the row key, the tid, the indexes' key attributes. */
+    private final int[] newestPositions;
+    private final BitSet newestKnown;
     /** The row key's attributes among a version's values ({@link RowsLayout#rowKeyAttributes}). */
     private final int[] rowKeyAttributes;
     private final int partitionKeyAttribute;
@@ -56,7 +59,11 @@ public final class BaseTable {
      */
     public static final int ROWS_PER_QUERY = 50;
 
-    public BaseTable(CqlSession session, TableDef def) {
+    /**
+     * @param keyAttributes positions of the attributes any entry key needs (the indexes' key
+     *     attributes): with the row key and the tid, all that {@link #newestAsync} reads
+     */
+    public BaseTable(CqlSession session, TableDef def, int[] keyAttributes) {
         this.session = session;
         this.def = def;
         this.tidAttribute = def.versioned() ? new ArrayList<>(def.attributes().keySet()).indexOf(def.tid().name()) : -1;
@@ -77,8 +84,25 @@ public final class BaseTable {
         }
         // a row is one partition and tids are stored descending: the first rows of each partition are
         // its newest versions, and one query can ask them of many partitions (see newestAsync)
+        List<String> names = new ArrayList<>(def.attributes().keySet());
+        BitSet keys = new BitSet(names.size());
+        for (int a : rowKeyAttributes) {
+            keys.set(a);
+        }
+        for (int a : keyAttributes) {
+            if (a >= 0) {
+                keys.set(a);
+            }
+        }
+        if (tidAttribute >= 0) {
+            keys.set(tidAttribute);
+        }
+        this.newestPositions = keys.stream().toArray();
+        this.newestKnown = keys;
+        // only what a diff's entry keys need: a projection (200 bytes in the benchmarks) is no work of a diff's
         this.newestInPartitions = oneRowPerPartition()
-                ? session.prepare(select + " WHERE " + def.partitionKey().get(0).cqlName() + " IN ? PER PARTITION LIMIT ? LIMIT ?")
+                ? session.prepare(select(java.util.Arrays.stream(newestPositions).mapToObj(names::get).toList()) + " WHERE "
+                        + def.partitionKey().get(0).cqlName() + " IN ? PER PARTITION LIMIT ? LIMIT ?")
                 : null;
         this.partition = session.prepare(select + " WHERE "
                 + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND ")));
@@ -112,7 +136,9 @@ public final class BaseTable {
 
     /**
      * The newest {@code perPartition} versions of up to {@value #ROWS_PER_QUERY} rows, newest first,
-     * by partition key, with one query (rows without versions are left out). Only where {@link
+     * by partition key, with one query (rows without versions are left out); of each version only
+     * the row key, the tid and the indexes' key attributes (the others are not known: enough for a
+     * diff's marks, not for its entries). Only where {@link
      * #readsManyNewest}: a single partition-key column, no clustering before the tid, tids stored
      * descending. Its LIMIT fits in its page, so the node runs it without a pager.
      */
@@ -127,7 +153,8 @@ public final class BaseTable {
         int limit = partitionKeys.size() * perPartition;
         BoundStatement stmt = newestInPartitions.boundStatementBuilder().setBytesUnsafe(0, inList(session, partitionKeys))
                 .setInt(1, perPartition).setInt(2, limit).setConsistencyLevel(cl).setPageSize(limit + 1).setIdempotence(true).build();
-        return fetchAsync(stmt).thenApply(found -> {
+        return fetchAsync(stmt, v -> false, r -> Versions.of(r, def.attributes().size(), tidAttribute, newestPositions, newestKnown))
+                .thenApply(found -> {
             Map<ByteBuffer, List<Versions.Version>> out = new HashMap<>();
             for (Versions.Version v : found) {
                 out.computeIfAbsent(v.values()[partitionKeyAttribute], k -> new ArrayList<>(perPartition)).add(v);

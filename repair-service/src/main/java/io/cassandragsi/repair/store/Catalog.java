@@ -56,7 +56,8 @@ public final class Catalog {
             this.session = session;
             this.definition = definition;
             this.plan = TablePlan.of(definition, indexes);
-            this.base = new BaseTable(session, definition);
+            this.base = new BaseTable(session, definition, plan.indexes().stream().flatMapToInt(p -> java.util.Arrays.stream(p.keyAttributes()))
+                    .distinct().toArray());
             this.rows = definition.versioned() ? null : new UnversionedRows(session, definition, plan);
             this.records = rows != null ? rows.records() : versionedRecords(session, definition);
             Map<IndexPlan, IndexTable> map = new LinkedHashMap<>();

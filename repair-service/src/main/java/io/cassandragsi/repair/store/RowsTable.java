@@ -89,9 +89,18 @@ public final class RowsTable {
     /** The records of every row of a partition, and the newest range or partition delete seen (or Long.MIN_VALUE). */
     public record PartitionRecords(List<RowRecord> rows, long partitionWritten) {}
 
+    /** The definition's index names, and their UTF-8 bytes, as elements spell them. */
+    private final String[] indexNames;
+    private final ByteBuffer[] indexNameBytes;
+
     public RowsTable(CqlSession session, TableDef def) {
         this.session = session;
         this.def = def;
+        this.indexNames = def.indexes().keySet().toArray(new String[0]);
+        this.indexNameBytes = new ByteBuffer[indexNames.length];
+        for (int i = 0; i < indexNames.length; i++) {
+            indexNameBytes[i] = ByteBuffer.wrap(indexNames[i].getBytes(StandardCharsets.UTF_8));
+        }
         List<Column> rowKey = RowsLayout.rowKey(def);
         this.rowKeySize = rowKey.size();
         this.hasClustering = !def.clusteringPrefix().isEmpty();
@@ -249,14 +258,28 @@ public final class RowsTable {
         return new RowRecord(rowKey, keys, r.isNull(rowKeySize + 1) ? Long.MIN_VALUE : r.getLong(rowKeySize + 1), times, versionKeys);
     }
 
-    /** The elements of a set of entry keys (column {@code at}) per index name, with their write times (column {@code timesAt}) into {@code times}. */
-    private static Map<String, Set<List<ByteBuffer>>> elements(Row r, int at, int timesAt, Map<String, Map<List<ByteBuffer>, Long>> times) {
+    private static final com.datastax.oss.driver.api.core.type.codec.TypeCodec<Set<ByteBuffer>> SET_OF_BLOB =
+            com.datastax.oss.driver.api.core.type.codec.TypeCodecs.setOf(com.datastax.oss.driver.api.core.type.codec.TypeCodecs.BLOB);
+    private static final com.datastax.oss.driver.api.core.type.codec.TypeCodec<List<Long>> LIST_OF_BIGINT =
+            com.datastax.oss.driver.api.core.type.codec.TypeCodecs.listOf(com.datastax.oss.driver.api.core.type.codec.TypeCodecs.BIGINT);
+
+    /**
+     * The elements of a set of entry keys (column {@code at}) per index name, with their write times
+     * (column {@code timesAt}) into {@code times}. Every diff marker reads a record, so this decodes
+     * with fixed codecs (not the driver's registry lookup per column) and names indexes without a
+     * string decode per element.
+     */
+    private Map<String, Set<List<ByteBuffer>>> elements(Row r, int at, int timesAt, Map<String, Map<List<ByteBuffer>, Long>> times) {
         Map<String, Set<List<ByteBuffer>>> keys = new LinkedHashMap<>();
-        List<Long> written = r.getList(timesAt, Long.class); // one per element, in the set's order
+        List<Long> written = LIST_OF_BIGINT.decode(r.getBytesUnsafe(timesAt), r.protocolVersion()); // one per element, in the set's order
+        Set<ByteBuffer> elements = SET_OF_BLOB.decode(r.getBytesUnsafe(at), r.protocolVersion());
+        if (elements == null) {
+            return keys;
+        }
         int i = 0;
-        for (ByteBuffer e : r.getSet(at, ByteBuffer.class)) {
+        for (ByteBuffer e : elements) {
             List<ByteBuffer> parts = Composite.decode(e);
-            String index = StandardCharsets.UTF_8.decode(parts.get(0).duplicate()).toString();
+            String index = indexName(parts.get(0));
             List<ByteBuffer> key = Composite.decode(parts.get(1));
             keys.computeIfAbsent(index, k -> new LinkedHashSet<>()).add(key);
             if (written != null && i < written.size()) {
@@ -265,6 +288,16 @@ public final class RowsTable {
             i++;
         }
         return keys;
+    }
+
+    /** The index name an element's first part spells: one of the definition's, else decoded. */
+    private String indexName(ByteBuffer utf8) {
+        for (int i = 0; i < indexNameBytes.length; i++) {
+            if (indexNameBytes[i].equals(utf8)) {
+                return indexNames[i];
+            }
+        }
+        return StandardCharsets.UTF_8.decode(utf8.duplicate()).toString();
     }
 
     /** True when this rows table records the entry keys of per-version indexes ({@value RowsLayout#VERSION_KEYS}). */
