@@ -18,7 +18,6 @@ import io.cassandragsi.repair.read.ReadException;
 import io.cassandragsi.repair.service.RepairService;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.schema.Definitions;
-import io.cassandragsi.schema.TableDef;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

@@ -8,7 +8,6 @@ import io.cassandragsi.repair.config.CassandraUnavailableException;
 import io.cassandragsi.repair.config.CqlSessions;
 import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.schema.Cql;
-import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.CqlGenerator.Statement;
 import io.cassandragsi.schema.DefinitionException;
 import io.cassandragsi.schema.Definitions;

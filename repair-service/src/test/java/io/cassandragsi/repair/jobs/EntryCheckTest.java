@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.Tids;
-import io.cassandragsi.index.VersionRow;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.repair.jobs.EntryCheck.Actual;
 import io.cassandragsi.repair.jobs.EntryCheck.Expected;
