@@ -14,7 +14,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
@@ -31,26 +30,14 @@ import picocli.CommandLine;
 public final class CheckCommand implements Callable<Integer> {
     public static final int DRIFT = 3;
 
-    @Parameters(index = "0", paramLabel = "KEYSPACE.TABLE")
-    String table;
-
-    @Parameters(index = "1", arity = "0..1", paramLabel = "INDEX", description = "The index (default: every index of the table).")
-    String index;
+    @Mixin
+    JobOptions job;
 
     @Option(names = "--fix", description = "Rewrite missing and stale entries, delete orphans.")
     boolean fix;
 
-    @Option(names = "--parallelism", paramLabel = "N", description = "Token ranges read at once (default: cores, at least 2).")
-    Integer parallelism;
-
-    @Option(names = "--splits", paramLabel = "N", description = "Token ranges per pass (default: 4 per worker and node, at least 32).")
-    Integer splits;
-
     @Option(names = "--examples", paramLabel = "N", defaultValue = "5", description = "Examples shown per kind of finding (default: ${DEFAULT-VALUE}).")
     int examples;
-
-    @Option(names = "--no-progress", description = "No progress bar or progress lines.")
-    boolean noProgress;
 
     @Mixin
     ConnectionOptions connection;
@@ -60,27 +47,21 @@ public final class CheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        TableName target = TableName.parse(table);
+        TableName target = job.target();
         CheckOptions options = CheckOptions.defaults().withFix(fix).withExamples(examples);
-        if (parallelism != null) {
-            options = options.withParallelism(parallelism);
+        if (job.parallelism != null) {
+            options = options.withParallelism(job.parallelism);
         }
-        if (splits != null) {
-            options = options.withSplits(splits);
+        if (job.splits != null) {
+            options = options.withSplits(job.splits);
         }
         GsiConfig config = connection.load();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (CqlSession session = ConnectionOptions.open(config)) {
             Jobs jobs = new Jobs(session, config);
-            JobHandle<CheckResult> handle = jobs.startCheck(target.keyspace(), target.table(), index, options, ProgressListener.NONE);
-            ProgressDisplay display = new ProgressDisplay("check", handle::progress, err, !noProgress, true);
-            CheckResult r;
-            try {
-                r = JobCommands.await(handle, err);
-            } finally {
-                display.close();
-            }
+            JobHandle<CheckResult> handle = jobs.startCheck(target.keyspace(), target.table(), job.index, options, ProgressListener.NONE);
+            CheckResult r = JobCommands.follow(handle, job, err, true);
             out.println(r.summary());
             out.flush();
             if (r.state() == JobState.FAILED) {

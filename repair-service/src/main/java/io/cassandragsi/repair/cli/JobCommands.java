@@ -4,9 +4,22 @@ import io.cassandragsi.repair.jobs.JobHandle;
 import java.io.PrintWriter;
 import java.util.concurrent.TimeUnit;
 
-/** What the rebuild and check commands share: Ctrl-C. */
+/** What the rebuild and check commands share: following a job with its progress shown, and Ctrl-C. */
 final class JobCommands {
     private JobCommands() {}
+
+    /**
+     * Follows a job to its end ({@link #await}) with a progress display on {@code err} unless
+     * {@code options} say not to; {@code passes}: the display shows the pass the job is in (a check).
+     */
+    static <R> R follow(JobHandle<R> handle, JobOptions options, PrintWriter err, boolean passes) {
+        ProgressDisplay display = new ProgressDisplay(handle.kind(), handle::progress, err, !options.noProgress, passes);
+        try {
+            return await(handle, err);
+        } finally {
+            display.close();
+        }
+    }
 
     /**
      * Waits for the job; Ctrl-C (SIGINT/SIGTERM) cancels it and waits up to 60 s for the writes in
