@@ -29,6 +29,29 @@ import org.junit.jupiter.api.Test;
 /** {@code gsi schema apply} on a real node: against a table that clients already write to, and the project keyspace's tables. */
 class SchemaApplyIT {
 
+    /**
+     * Index tables whose definition does not fit the live base table (made around schema apply,
+     * which refuses them) are neither maintained by the trigger nor served or repaired by the
+     * service, which says why in its problems (/admin/status).
+     */
+    @Test
+    void should_refuse_in_the_service_an_index_table_that_does_not_fit_the_live_base_table() {
+        CqlSession s = SharedCluster.session();
+        s.execute("CREATE KEYSPACE IF NOT EXISTS it_misfit WITH replication = " + SharedCluster.REPLICATION);
+        // length is int here, varint in the definition: by_length does not fit, by_tid does
+        s.execute(com.datastax.oss.driver.api.core.cql.SimpleStatement.newInstance(
+                "CREATE TABLE IF NOT EXISTS it_misfit.revisions (key text, tid timeuuid, length int, value text,"
+                        + " PRIMARY KEY ((key), tid)) WITH CLUSTERING ORDER BY (tid DESC)").setTimeout(java.time.Duration.ofSeconds(60)));
+        SharedCluster.apply(SharedCluster.example("revisions", "it_misfit"));
+
+        io.cassandragsi.repair.store.Catalog catalog = new io.cassandragsi.repair.store.Catalog(s);
+        assertThat(catalog.table("it_misfit", "revisions")).as("the definition does not fit: no index of it is served").isNull();
+        for (String index : List.of("by_length", "by_tid")) {
+            assertThat(catalog.problems()).hasEntrySatisfying("it_misfit.revisions/" + index,
+                    why -> assertThat(why).contains("column length is int in the base table but varint in the definition"));
+        }
+    }
+
     @Test
     void should_index_writes_of_statements_prepared_before_the_trigger_was_created() throws Exception {
         CqlSession s = SharedCluster.session();

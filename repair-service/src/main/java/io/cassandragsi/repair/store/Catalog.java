@@ -160,6 +160,19 @@ public final class Catalog {
         }
     }
 
+    /** The live base table as {@link DefinitionResolver#misfit} checks it (the trigger reads Cassandra's own schema the same way). */
+    private static DefinitionResolver.LiveTable live(TableMetadata base) {
+        List<String> pk = new ArrayList<>();
+        base.getPartitionKey().forEach(c -> pk.add(c.getName().asInternal()));
+        base.getClusteringColumns().keySet().forEach(c -> pk.add(c.getName().asInternal()));
+        Map<String, DefinitionResolver.LiveColumn> columns = new LinkedHashMap<>();
+        for (com.datastax.oss.driver.api.core.metadata.schema.ColumnMetadata c : base.getColumns().values()) {
+            boolean counter = c.getType() == com.datastax.oss.driver.api.core.type.DataTypes.COUNTER;
+            columns.put(c.getName().asInternal(), new DefinitionResolver.LiveColumn(c.getType().asCql(true, true), counter || c.isStatic()));
+        }
+        return new DefinitionResolver.LiveTable(pk, columns);
+    }
+
     private Map<String, Indexed> load() {
         Map<String, List<DefinitionResolver.Found>> found = new LinkedHashMap<>();
         problems.clear();
@@ -183,8 +196,20 @@ public final class Catalog {
         }
         Map<String, Indexed> out = new LinkedHashMap<>();
         for (Map.Entry<String, List<DefinitionResolver.Found>> e : found.entrySet()) {
-            // the service does not check the live tables: schema apply does, and the trigger skips what does not fit
-            DefinitionResolver.Resolution resolution = DefinitionResolver.resolve(e.getValue(), (table, comment) -> null);
+            // what the trigger does not maintain (it runs the same check), the service does not serve or repair
+            String keyspace = e.getKey().substring(0, e.getKey().indexOf('.'));
+            String baseName = e.getKey().substring(keyspace.length() + 1);
+            KeyspaceMetadata ksm = session.getMetadata().getKeyspace(CqlIdentifier.fromInternal(keyspace)).orElse(null);
+            TableMetadata base = ksm == null ? null : ksm.getTable(CqlIdentifier.fromInternal(baseName)).orElse(null);
+            DefinitionResolver.LiveTable live = base == null ? null : live(base);
+            DefinitionResolver.Resolution resolution = DefinitionResolver.resolve(e.getValue(), (table, comment) -> {
+                if (live == null) {
+                    return "the base table " + e.getKey() + " does not exist";
+                }
+                TableMetadata indexTable = ksm.getTable(CqlIdentifier.fromInternal(table)).orElse(null);
+                return DefinitionResolver.misfit(comment.definition(), comment.index(), live,
+                        c -> indexTable != null && indexTable.getColumn(CqlIdentifier.fromInternal(c)).isPresent());
+            });
             for (DefinitionResolver.Skipped s : resolution.skipped()) {
                 problems.put(e.getKey() + "/" + s.index(), s.problem());
             }
