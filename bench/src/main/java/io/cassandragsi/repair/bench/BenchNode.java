@@ -48,11 +48,26 @@ final class BenchNode implements AutoCloseable {
         session.execute(SimpleStatement.newInstance(cql).setTimeout(Duration.ofSeconds(60)));
     }
 
+    /**
+     * Creates what {@code gsi schema apply} makes for {@code def}: its tables and the project
+     * keyspace's, which the service and the jobs need and do not create (checkpoints, leases,
+     * instances, jobs).
+     */
     void apply(TableDef def) {
-        for (CqlGenerator.Statement s : CqlGenerator.all(def, "gsi", BenchSchema.replication(cluster.size()))) {
-            ddl(s.cql());
+        for (String cql : statements(def, cluster.size())) {
+            ddl(cql);
         }
         session.checkSchemaAgreement();
+    }
+
+    /** The statements of {@link #apply}, every one idempotent, keyspaces replicated {@code rf} times. */
+    static java.util.List<String> statements(TableDef def, int rf) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (CqlGenerator.Statement s : CqlGenerator.all(def, BenchSchema.PROJECT_KEYSPACE, BenchSchema.replication(rf))) {
+            out.add(s.cql());
+        }
+        out.addAll(BenchSchema.projectStatements(io.cassandragsi.schema.QueueLayout.DEFAULT_SHARDS, rf));
+        return out;
     }
 
     @Override
