@@ -327,11 +327,6 @@ public final class LocalCluster implements AutoCloseable {
     return tls;
   }
 
-  /** How the launcher's own sessions connect (TLS truststore, role); see {@link Builder#secure}. */
-  public ClientAccess clientAccess() {
-    return access;
-  }
-
   /**
    * The role the launcher's own readiness checks log in with from now on: call it after replacing
    * the default superuser of a {@link Builder#secure secure} cluster, so that nodes restarted later
