@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = GsiCommand.Version.class,
         description = "Global secondary indexes for Apache Cassandra 5.0.",
-        subcommands = {SchemaCommand.class, UpCommand.class, ServeCommand.class, QueryCommand.class, CqlCommand.class,
+        subcommands = {SchemaCommand.class, UpCommand.class, NodeCommand.class, ServeCommand.class, QueryCommand.class, CqlCommand.class,
                 RebuildCommand.class, CheckCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Benchmarks: ./gsi bench write|read|repair (see ./gsi bench --help)."})

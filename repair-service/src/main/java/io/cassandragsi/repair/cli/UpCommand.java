@@ -148,6 +148,7 @@ public final class UpCommand implements Callable<Integer> {
             for (UpService.Starter starter : SERVICES) {
                 running.services.push(starter.start(context));
             }
+            running.control = new NodeControl(nodesOf(cluster), NodeControl.newToken()).listen(workDir);
             printWelcome(out, cluster, defs, running.services, workDir, secured);
             out.flush();
             running.awaitNodeExit();
@@ -172,6 +173,8 @@ public final class UpCommand implements Callable<Integer> {
         volatile CqlSession session;
         /** The repair service's own session ({@code --secure}: its least-privilege role), or null. */
         volatile CqlSession serviceSession;
+        /** What {@code ./gsi node} talks to, or null before it listens. */
+        volatile NodeControl control;
         private boolean stopped;
         private int deadNode = -1;
 
@@ -188,6 +191,9 @@ public final class UpCommand implements Callable<Integer> {
             out.println();
             out.println("stopping...");
             out.flush();
+            if (control != null) {
+                control.close();
+            }
             while (!services.isEmpty()) {
                 UpService s = services.pop();
                 try {
@@ -207,11 +213,15 @@ public final class UpCommand implements Callable<Integer> {
             out.flush();
         }
 
-        /** Blocks while every node runs (Ctrl-C ends the JVM, and the shutdown hook stops everything). */
+        /**
+         * Blocks while every node runs, or is down because {@code ./gsi node} stopped or killed it
+         * (Ctrl-C ends the JVM, and the shutdown hook stops everything).
+         */
         void awaitNodeExit() throws InterruptedException {
             while (true) {
                 for (int i = 0; i < cluster.size(); i++) {
-                    if (!cluster.isRunning(i)) {
+                    NodeControl c = control;
+                    if (!cluster.isRunning(i) && (c == null || !c.downOnPurpose(i))) {
                         synchronized (this) {
                             if (stopped) {
                                 Thread.sleep(Long.MAX_VALUE);
@@ -229,6 +239,42 @@ public final class UpCommand implements Callable<Integer> {
             return "node" + deadNode + " (" + cluster.contactPoint(deadNode) + ") exited; see its log "
                     + cluster.nodeLog(deadNode);
         }
+    }
+
+    /** The cluster's nodes as {@code ./gsi node} acts on them. */
+    private static NodeControl.Nodes nodesOf(LocalCluster cluster) {
+        return new NodeControl.Nodes() {
+            @Override
+            public int size() {
+                return cluster.size();
+            }
+
+            @Override
+            public boolean isRunning(int node) {
+                return cluster.isRunning(node);
+            }
+
+            @Override
+            public String describe(int node) {
+                InetSocketAddress cp = cluster.contactPoint(node);
+                return "node" + node + " " + cp.getAddress().getHostAddress() + ":" + cp.getPort();
+            }
+
+            @Override
+            public void kill(int node) {
+                cluster.kill(node);
+            }
+
+            @Override
+            public void stop(int node) {
+                cluster.stop(node);
+            }
+
+            @Override
+            public void start(int node) {
+                cluster.start(node);
+            }
+        };
     }
 
     private static GsiConfig configFor(LocalCluster cluster) {
@@ -311,6 +357,7 @@ public final class UpCommand implements Callable<Integer> {
                     + " with username " + secured.admin().role());
         }
         out.println("  logs: " + workDir + "/node0/logs/system.log");
+        out.println("  from another terminal: ./gsi node status, ./gsi node kill|stop|start N (nodes numbered from 0)");
         out.println("Ctrl-C stops everything.");
     }
 
@@ -320,7 +367,7 @@ public final class UpCommand implements Callable<Integer> {
         static final int PORT = io.cassandragsi.repair.config.HttpConfig.defaults().port();
     }
 
-    private static Path home() {
+    static Path home() {
         String home = System.getProperty("gsi.home");
         if (home == null) {
             throw new CommandFailedException("gsi.home is not set: run through the ./gsi launcher at the repository root"
