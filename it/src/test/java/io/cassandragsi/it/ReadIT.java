@@ -219,7 +219,7 @@ class ReadIT {
                 + " VALUES (2, ?, ?, 'b') USING TIMESTAMP ?", key, t2, ts2));
         var repairer = server.service().repairer();
         var group = new io.cassandragsi.repair.queue.MarkerGroup(ks, "revisions", ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8)),
-                io.cassandragsi.index.Composite.encode(List.of()), t1, t1, io.cassandragsi.schema.QueueLayout.FLAG_DELETE,
+                io.cassandragsi.schema.Composite.encode(List.of()), t1, t1, io.cassandragsi.schema.QueueLayout.FLAG_DELETE,
                 List.of(Tids.fromTicks(ts, 3)), Tids.fromTicks(ts, 3), false);
         io.cassandragsi.repair.queue.Repairer.Sink sink = statements -> statements.forEach(session::execute);
         assertThat(repairer.repair(group, null, sink)).isEqualTo(io.cassandragsi.repair.queue.Repairer.Outcome.AGAIN);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
-import io.cassandragsi.index.Composite;
+import io.cassandragsi.schema.Composite;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.repair.config.GsiConfig;

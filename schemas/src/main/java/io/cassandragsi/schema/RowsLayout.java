@@ -100,8 +100,8 @@ public final class RowsLayout {
 
     /** The {@value #KEYS} element of an entry key: the index name and the key, in Cassandra's composite encoding. */
     public static java.nio.ByteBuffer element(String index, List<java.nio.ByteBuffer> entryKey) {
-        return io.cassandragsi.index.Composite.encode(List.of(java.nio.ByteBuffer.wrap(index.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
-                io.cassandragsi.index.Composite.encode(entryKey)));
+        return io.cassandragsi.schema.Composite.encode(List.of(java.nio.ByteBuffer.wrap(index.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                io.cassandragsi.schema.Composite.encode(entryKey)));
     }
 
     public static String comment(String table) {

@@ -3,6 +3,7 @@ package io.cassandragsi.index;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cassandragsi.schema.Composite;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.List;

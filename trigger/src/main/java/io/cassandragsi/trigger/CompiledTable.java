@@ -1,6 +1,6 @@
 package io.cassandragsi.trigger;
 
-import io.cassandragsi.index.Composite;
+import io.cassandragsi.schema.Composite;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.RowReconcile;
 import io.cassandragsi.index.TablePlan;

@@ -2,7 +2,7 @@ package io.cassandragsi.trigger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cassandragsi.index.Composite;
+import io.cassandragsi.schema.Composite;
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.Definitions;
 import io.cassandragsi.schema.Index;

@@ -6,7 +6,7 @@ import com.datastax.oss.driver.api.core.cql.BatchType;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import com.datastax.oss.driver.api.core.uuid.Uuids;
-import io.cassandragsi.index.Composite;
+import io.cassandragsi.schema.Composite;
 import io.cassandragsi.index.RowReconcile;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.repair.cli.CommandFailedException;

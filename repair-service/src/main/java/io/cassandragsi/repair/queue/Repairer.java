@@ -2,7 +2,7 @@ package io.cassandragsi.repair.queue;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.cql.Statement;
-import io.cassandragsi.index.Composite;
+import io.cassandragsi.schema.Composite;
 import io.cassandragsi.index.VersionRecompute;
 import io.cassandragsi.index.RowReconcile;
 import io.cassandragsi.index.IndexPlan;

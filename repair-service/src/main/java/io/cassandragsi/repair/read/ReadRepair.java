@@ -2,7 +2,7 @@ package io.cassandragsi.repair.read;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.uuid.Uuids;
-import io.cassandragsi.index.Composite;
+import io.cassandragsi.schema.Composite;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.QueueStore;
 import io.cassandragsi.schema.QueueLayout;

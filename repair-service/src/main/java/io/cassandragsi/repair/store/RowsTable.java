@@ -5,7 +5,7 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
-import io.cassandragsi.index.Composite;
+import io.cassandragsi.schema.Composite;
 import io.cassandragsi.schema.Column;
 import io.cassandragsi.schema.Cql;
 import io.cassandragsi.schema.RowsLayout;

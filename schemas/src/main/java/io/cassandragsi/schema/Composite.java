@@ -1,4 +1,4 @@
-package io.cassandragsi.index;
+package io.cassandragsi.schema;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
