@@ -149,6 +149,12 @@ public final class BenchWriteCommand implements Callable<Integer> {
                     + " where its CPU goes: by library, thread pool and our methods, in us per marker.")
     boolean profileService;
 
+    @Option(names = "--profile-node",
+            description = "Record the node(s) with JFR from their start (node.jfr in each node's directory) and print, once they"
+                    + " stopped, where their CPU went over the whole run: by thread pool, and by the CQL statements and"
+                    + " StorageProxy paths on the stack. Run one variant to see its cost alone.")
+    boolean profileNode;
+
     @Option(names = "--out", paramLabel = "FILE",
             description = "Where to write the results (default: target/bench/write.json in the repository).")
     Path out;
@@ -251,15 +257,19 @@ public final class BenchWriteCommand implements Callable<Integer> {
         pw.flush();
 
         Files.createDirectories(workDir);
-        LocalCluster cluster = LocalCluster.builder()
+        LocalCluster.Builder clusterBuilder = LocalCluster.builder()
                 .nodes(nodes)
                 .workDir(workDir)
                 .firstAddress(address)
                 .jmxPortBase(jmxPort)
                 .heap(heap)
                 .clusterName("gsi-bench")
-                .triggerJar(triggerJar)
-                .build();
+                .triggerJar(triggerJar);
+        if (profileNode) {
+            // the node's working directory is its own: each node writes its own node.jfr when it stops
+            clusterBuilder.jvmOption("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + NODE_RECORDING);
+        }
+        LocalCluster cluster = clusterBuilder.build();
         try (cluster) {
             cluster.start();
             try (CqlSession session = openSession(cluster);
@@ -300,8 +310,27 @@ public final class BenchWriteCommand implements Callable<Integer> {
                 pw.flush();
             }
         }
+        if (profileNode) {
+            List<Path> files = new ArrayList<>();
+            for (int i = 0; i < nodes; i++) {
+                Path f = cluster.nodeDir(i).resolve(NODE_RECORDING);
+                if (Files.isRegularFile(f)) {
+                    files.add(f);
+                }
+            }
+            pw.println();
+            if (files.isEmpty()) {
+                pw.println("no node recording (" + NODE_RECORDING + " in the node directories): did the nodes stop cleanly?");
+            } else {
+                pw.print(ServiceProfile.format("Node CPU profile over the whole run", ServiceProfile.read(files, ServiceProfile::nodePaths), 0, 15));
+                pw.println("(recordings: " + String.join(", ", files.stream().map(Path::toString).toList()) + ")");
+            }
+            pw.flush();
+        }
         return GsiCommand.OK;
     }
+
+    private static final String NODE_RECORDING = "node.jfr";
 
     private CqlSession openSession(LocalCluster cluster) {
         return CqlSession.builder()
@@ -492,7 +521,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
             pw.println("no service recording in " + serviceDir + " (no -e2e variant ran, or the service did not stop cleanly)");
             return;
         }
-        pw.print(ServiceProfile.format(ServiceProfile.read(files), writes == 0 ? 0 : cpu / 1e3 / writes, 15));
+        pw.print(ServiceProfile.format("Service CPU profile", ServiceProfile.read(files, ServiceProfile::ours), writes == 0 ? 0 : cpu / 1e3 / writes, 15));
         pw.println("(recordings: " + serviceDir + "/service-*.jfr; open them with JDK Mission Control or `jfr print`)");
     }
 

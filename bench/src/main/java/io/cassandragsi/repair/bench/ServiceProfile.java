@@ -28,8 +28,11 @@ final class ServiceProfile {
 
     private ServiceProfile() {}
 
-    /** Reads the execution samples of the recordings. */
-    static Tally read(List<Path> recordings) {
+    /**
+     * Reads the execution samples of the recordings; {@code methods} picks, from a sample's frames
+     * (top first), the methods it is counted under (inclusive).
+     */
+    static Tally read(List<Path> recordings, java.util.function.Function<List<String>, Set<String>> methods) {
         long samples = 0;
         Map<String, Long> byCode = new HashMap<>();
         Map<String, Long> byThread = new HashMap<>();
@@ -52,7 +55,7 @@ final class ServiceProfile {
                     byCode.merge(codeOf(frames.isEmpty() ? "" : frames.get(0)), 1L, Long::sum);
                     String thread = e.getThread("sampledThread") == null ? "?" : e.getThread("sampledThread").getJavaName();
                     byThread.merge(poolOf(thread), 1L, Long::sum);
-                    for (String m : ours(frames)) {
+                    for (String m : methods.apply(frames)) {
                         byOurs.merge(m, 1L, Long::sum);
                     }
                 }
@@ -73,6 +76,9 @@ final class ServiceProfile {
         }
         if (frame.startsWith("com.datastax.")) {
             return "driver";
+        }
+        if (frame.startsWith("org.apache.cassandra.")) {
+            return "cassandra";
         }
         if (frame.startsWith("com.fasterxml.jackson.")) {
             return "jackson";
@@ -104,14 +110,32 @@ final class ServiceProfile {
         return out;
     }
 
+    /**
+     * On a node: the CQL statement classes' and {@code StorageProxy}'s methods on the stack (what
+     * kind of request the work serves), and our trigger's; without the common package prefix.
+     */
+    static Set<String> nodePaths(List<String> frames) {
+        Set<String> out = new LinkedHashSet<>();
+        for (String f : frames) {
+            if (f.startsWith("org.apache.cassandra.cql3.statements.")) {
+                out.add(f.substring("org.apache.cassandra.cql3.statements.".length()));
+            } else if (f.startsWith("org.apache.cassandra.service.StorageProxy.")) {
+                out.add(f.substring("org.apache.cassandra.service.".length()));
+            } else if (f.startsWith("io.cassandragsi.")) {
+                out.add(f.substring("io.cassandragsi.".length()));
+            }
+        }
+        return out;
+    }
+
     /** The breakdown as text, with microseconds per marker where {@code microsPerMarker} is known (> 0). */
-    static String format(Tally t, double microsPerMarker, int top) {
+    static String format(String title, Tally t, double microsPerMarker, int top) {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "Service CPU profile (JFR execution samples: %d)%s%n", t.samples(),
+        out.append(String.format(Locale.ROOT, "%s (JFR execution samples: %d)%s%n", title, t.samples(),
                 microsPerMarker > 0 ? String.format(Locale.ROOT, ", %.0f us per marker in all", microsPerMarker) : ""));
         section(out, "by the code a sample runs", t.byCode(), t.samples(), microsPerMarker, top);
         section(out, "by thread pool", t.byThread(), t.samples(), microsPerMarker, top);
-        section(out, "by our methods on the stack (inclusive)", t.byOurMethod(), t.samples(), microsPerMarker, top);
+        section(out, "by methods on the stack (inclusive)", t.byOurMethod(), t.samples(), microsPerMarker, top);
         return out.toString();
     }
 
