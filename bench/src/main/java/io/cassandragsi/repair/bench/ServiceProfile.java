@@ -99,15 +99,7 @@ final class ServiceProfile {
 
     /** The distinct methods of ours on a stack (top first), each counted once per sample, without the common package prefix. */
     static Set<String> ours(List<String> frames) {
-        Set<String> out = new LinkedHashSet<>();
-        for (String f : frames) {
-            if (f.startsWith("io.cassandragsi.repair.")) {
-                out.add(f.substring("io.cassandragsi.repair.".length()));
-            } else if (f.startsWith("io.cassandragsi.")) {
-                out.add(f.substring("io.cassandragsi.".length()));
-            }
-        }
-        return out;
+        return methodsUnder(frames, new String[][] {{"io.cassandragsi.repair.", "io.cassandragsi.repair."}, {"io.cassandragsi.", "io.cassandragsi."}});
     }
 
     /**
@@ -115,14 +107,19 @@ final class ServiceProfile {
      * kind of request the work serves), and our trigger's; without the common package prefix.
      */
     static Set<String> nodePaths(List<String> frames) {
+        return methodsUnder(frames, new String[][] {{"org.apache.cassandra.cql3.statements.", "org.apache.cassandra.cql3.statements."},
+            {"org.apache.cassandra.service.StorageProxy.", "org.apache.cassandra.service."}, {"io.cassandragsi.", "io.cassandragsi."}});
+    }
+
+    /** The distinct frames that start with a rule's first prefix, less its second; the first rule that matches a frame applies. */
+    private static Set<String> methodsUnder(List<String> frames, String[][] rules) {
         Set<String> out = new LinkedHashSet<>();
         for (String f : frames) {
-            if (f.startsWith("org.apache.cassandra.cql3.statements.")) {
-                out.add(f.substring("org.apache.cassandra.cql3.statements.".length()));
-            } else if (f.startsWith("org.apache.cassandra.service.StorageProxy.")) {
-                out.add(f.substring("org.apache.cassandra.service.".length()));
-            } else if (f.startsWith("io.cassandragsi.")) {
-                out.add(f.substring("io.cassandragsi.".length()));
+            for (String[] rule : rules) {
+                if (f.startsWith(rule[0])) {
+                    out.add(f.substring(rule[1].length()));
+                    break;
+                }
             }
         }
         return out;
