@@ -89,14 +89,8 @@ public final class RowReconcile {
      * being reconciled, in microseconds (or {@link Long#MIN_VALUE}): when the row has no key cell
      * that explains why an entry stopped matching (it was deleted or expired), the mark says it
      * stopped then.
-     */
-    public static List<TablePlan.IndexWrite> reconcile(TablePlan plan, IndexPlan index, BaseRow row, Collection<List<ByteBuffer>> candidates,
-            Map<List<ByteBuffer>, EntryState> entries, long stopHint) {
-        return reconcile(plan, index, row, candidates, entries, stopHint, Long.MAX_VALUE);
-    }
-
-    /**
-     * As above; {@code shownUpTo} is the newest write of the row that the rows table shows
+     *
+     * <p>{@code shownUpTo} is the newest write of the row that the rows table shows
      * (microseconds), read before the entries. The trigger's write to the rows table joins the base
      * write's own mutation, its entries do not: an entry whose {@code _tid} is after {@code
      * shownUpTo} was written by a write whose base cells may not be visible yet, and a mark would

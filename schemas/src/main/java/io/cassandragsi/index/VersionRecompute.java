@@ -99,13 +99,10 @@ public final class VersionRecompute {
         return out;
     }
 
-    public static List<TablePlan.IndexWrite> recompute(TablePlan plan, IndexPlan index, List<? extends VersionRow> ascending,
-            Collection<List<ByteBuffer>> keys, Map<List<ByteBuffer>, EntryState> entries) {
-        return recompute(plan, index, ascending, keys, entries, Long.MIN_VALUE, true);
-    }
-
     /**
-     * As above; {@code floor} is the least timestamp for a cell of an entry that reads as absent
+     * The writes that make the entries of {@code keys} (every key the row has had) say what the
+     * remaining versions {@code ascending} say, given the {@code entries} as read (class comment).
+     * {@code floor} is the least timestamp for a cell of an entry that reads as absent
      * ({@code _tid} or a projection): an expired cell still shadows every lower timestamp, and its
      * write time cannot be read (for an expiry, one tick after the expired version's TS).
      *

@@ -62,7 +62,7 @@ class RowReconcileTest {
         Map<List<ByteBuffer>, EntryState> entries = new HashMap<>();
         List<ByteBuffer> old = List.of(text("a@x"), text("u1"));
         entries.put(old, entry(1000, null, text("Ann"), 1000));
-        List<TablePlan.IndexWrite> writes = RowReconcile.reconcile(PLAN, BY_EMAIL, now, List.of(old), entries, Long.MIN_VALUE);
+        List<TablePlan.IndexWrite> writes = RowReconcile.reconcile(PLAN, BY_EMAIL, now, List.of(old), entries, Long.MIN_VALUE, Long.MAX_VALUE);
 
         assertThat(writes).hasSize(2);
         TablePlan.Reconciled live = (TablePlan.Reconciled) writes.get(0);
@@ -99,7 +99,7 @@ class RowReconcileTest {
         BaseRow now = row(BaseCell.DEAD, cell(text("fr"), 400), cell(integer(20), 450), BaseCell.DEAD);
         List<ByteBuffer> key = List.of(text("fr"), integer(20), text("u1"));
         Map<List<ByteBuffer>, EntryState> entries = Map.of(key, new EntryState(tid(4000), tid(5001), new ByteBuffer[0], new long[0]));
-        List<TablePlan.IndexWrite> writes = RowReconcile.reconcile(PLAN, BY_COUNTRY, now, List.of(key), entries, Long.MIN_VALUE);
+        List<TablePlan.IndexWrite> writes = RowReconcile.reconcile(PLAN, BY_COUNTRY, now, List.of(key), entries, Long.MIN_VALUE, Long.MAX_VALUE);
 
         assertThat(writes).hasSize(1);
         TablePlan.Reconciled live = (TablePlan.Reconciled) writes.get(0);
@@ -112,7 +112,7 @@ class RowReconcileTest {
     @Test
     void should_expire_an_entry_with_the_first_key_cell_to_expire_and_no_earlier() {
         BaseRow now = row(BaseCell.DEAD, new BaseCell(text("fr"), 400, 30), new BaseCell(integer(20), 500, 7), BaseCell.DEAD);
-        TablePlan.Reconciled live = (TablePlan.Reconciled) RowReconcile.reconcile(PLAN, BY_COUNTRY, now, List.of(), Map.of(), Long.MIN_VALUE).get(0);
+        TablePlan.Reconciled live = (TablePlan.Reconciled) RowReconcile.reconcile(PLAN, BY_COUNTRY, now, List.of(), Map.of(), Long.MIN_VALUE, Long.MAX_VALUE).get(0);
         assertThat(live.ttl()).as("TTL() is whole seconds left: one more, so the entry never expires before its cell").isEqualTo(8);
         assertThat(live.timestamp()).isEqualTo(5000);
     }
@@ -122,7 +122,7 @@ class RowReconcileTest {
         BaseRow now = row(cell(text("a@x"), 100), BaseCell.DEAD, BaseCell.DEAD, BaseCell.DEAD);
         List<ByteBuffer> key = List.of(text("a@x"), text("u1"));
         Map<List<ByteBuffer>, EntryState> entries = Map.of(key, entry(1000, null, text("Ann"), 2000));
-        TablePlan.Reconciled live = (TablePlan.Reconciled) RowReconcile.reconcile(PLAN, BY_EMAIL, now, List.of(key), entries, Long.MIN_VALUE).get(0);
+        TablePlan.Reconciled live = (TablePlan.Reconciled) RowReconcile.reconcile(PLAN, BY_EMAIL, now, List.of(key), entries, Long.MIN_VALUE, Long.MAX_VALUE).get(0);
         assertThat(live.proj()[0].value()).isNull();
         assertThat(live.proj()[0].timestamp()).as("a tombstone wins a tie").isEqualTo(2000);
     }
@@ -137,20 +137,20 @@ class RowReconcileTest {
         entries.put(live, entry(1000, 900L, null, 0));
         entries.put(marked, entry(800, 1200L, null, 0));
         entries.put(expired, new EntryState(null, null, new ByteBuffer[1], new long[] {Long.MIN_VALUE}));
-        List<TablePlan.IndexWrite> writes = RowReconcile.reconcile(PLAN, BY_EMAIL, gone, List.of(live, marked, expired), entries, 50);
+        List<TablePlan.IndexWrite> writes = RowReconcile.reconcile(PLAN, BY_EMAIL, gone, List.of(live, marked, expired), entries, 50, Long.MAX_VALUE);
 
         assertThat(writes).hasSize(1);
         TablePlan.MarkDeleted mark = (TablePlan.MarkDeleted) writes.get(0);
         assertThat(mark.key()).isEqualTo(live);
         assertThat(ticks(mark.deletedAt())).as("after its _tid even when the delete's hint is older").isEqualTo(1001);
-        assertThat(ticks(((TablePlan.MarkDeleted) RowReconcile.reconcile(PLAN, BY_EMAIL, gone, List.of(live), entries, 5000).get(0)).deletedAt()))
+        assertThat(ticks(((TablePlan.MarkDeleted) RowReconcile.reconcile(PLAN, BY_EMAIL, gone, List.of(live), entries, 5000, Long.MAX_VALUE).get(0)).deletedAt()))
                 .as("at the delete when it is later").isEqualTo(50001);
     }
 
     @Test
     void should_write_no_entry_for_a_key_cell_that_is_null() {
         BaseRow now = row(cell(text("a@x"), 100), cell(text("fr"), 100), BaseCell.DEAD, BaseCell.DEAD);
-        assertThat(RowReconcile.reconcile(PLAN, BY_COUNTRY, now, List.of(), Map.of(), Long.MIN_VALUE)).isEmpty();
+        assertThat(RowReconcile.reconcile(PLAN, BY_COUNTRY, now, List.of(), Map.of(), Long.MIN_VALUE, Long.MAX_VALUE)).isEmpty();
         assertThat(RowReconcile.tidOfMicros(123)).isEqualTo(tid(1230));
     }
 

@@ -77,7 +77,7 @@ class VersionRecomputeTest {
         entries.put(key(10), entry(100, 200L, "a", 100, 200, 100));
         entries.put(key(20), entry(200, null, "b", 200, Long.MIN_VALUE, 200));
         List<TablePlan.IndexWrite> writes = VersionRecompute.recompute(PLAN, BY_LENGTH, List.of(new Version(100, 10, "a")),
-                List.of(key(10), key(20)), entries);
+                List.of(key(10), key(20)), entries, Long.MIN_VALUE, true);
 
         assertThat(writes).hasSize(2);
         TablePlan.MarkDeleted restore = (TablePlan.MarkDeleted) writes.get(0);
@@ -95,7 +95,7 @@ class VersionRecomputeTest {
         // v1 (10, "a"), v2 (10, "b") deleted: the entry of 10 must say v1 and "a" again
         Map<List<ByteBuffer>, EntryState> entries = Map.of(key(10), entry(200, null, "b", 200, Long.MIN_VALUE, 200));
         List<TablePlan.IndexWrite> writes = VersionRecompute.recompute(PLAN, BY_LENGTH, List.of(new Version(100, 10, "a")), List.of(key(10)),
-                entries);
+                entries, Long.MIN_VALUE, true);
 
         assertThat(writes).hasSize(1);
         TablePlan.Reconciled r = (TablePlan.Reconciled) writes.get(0);
@@ -111,7 +111,7 @@ class VersionRecomputeTest {
         Map<List<ByteBuffer>, EntryState> entries = new HashMap<>();
         entries.put(key(10), entry(100, 900L, "a", 100, 900, 100)); // a later non-matching version that was deleted
         entries.put(key(20), entry(400, 300L, "c", 400, 300, 400)); // right: an old mark before its _tid
-        List<TablePlan.IndexWrite> writes = VersionRecompute.recompute(PLAN, BY_LENGTH, versions, List.of(key(10), key(20)), entries);
+        List<TablePlan.IndexWrite> writes = VersionRecompute.recompute(PLAN, BY_LENGTH, versions, List.of(key(10), key(20)), entries, Long.MIN_VALUE, true);
 
         assertThat(writes).hasSize(1);
         TablePlan.MarkDeleted m = (TablePlan.MarkDeleted) writes.get(0);
@@ -123,7 +123,7 @@ class VersionRecomputeTest {
     @Test
     void should_write_entries_a_remaining_version_needs_and_nothing_for_keys_without_an_entry() {
         List<TablePlan.IndexWrite> writes = VersionRecompute.recompute(PLAN, BY_LENGTH, List.of(new Version(100, 10, "a")),
-                List.of(key(10), key(30)), Map.of());
+                List.of(key(10), key(30)), Map.of(), Long.MIN_VALUE, true);
         assertThat(writes).hasSize(1);
         TablePlan.Reconciled r = (TablePlan.Reconciled) writes.get(0);
         assertThat(r.key()).isEqualTo(key(10));
@@ -190,7 +190,7 @@ class VersionRecomputeTest {
         assertThat(r.proj()[0].timestamp()).isEqualTo(201);
         // with no floor (a delete, whose cells read as what they are), at the version's own TS
         TablePlan.Reconciled plain = (TablePlan.Reconciled) VersionRecompute.recompute(PLAN, BY_LENGTH, List.of(new Version(100, 10, "a")),
-                List.of(key(10)), Map.of()).get(0);
+                List.of(key(10)), Map.of(), Long.MIN_VALUE, true).get(0);
         assertThat(plain.timestamp()).isEqualTo(100);
     }
 

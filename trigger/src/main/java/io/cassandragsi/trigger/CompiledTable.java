@@ -52,6 +52,8 @@ final class CompiledTable {
     final UUID schemaVersion;
     final KeyspaceMetadata keyspace;
     final TablePlan plan;
+    /** The attributes that an index keeping one entry per row projects, computed once (the trigger asks per partial write). */
+    private final int[] projectedPerRow;
     private final Source[] sources;
     private final int[] positions;
     private final ColumnMetadata[] regular;
@@ -93,9 +95,11 @@ final class CompiledTable {
             partitionColumns = 0;
             tidPosition = 0;
             indexed = null;
+            projectedPerRow = null;
             return;
         }
         indexed = new boolean[plan.table().attributes().size()];
+        java.util.SortedSet<Integer> perRow = new java.util.TreeSet<>();
         for (IndexPlan p : plan.indexes()) {
             for (int a : p.keyAttributes()) {
                 if (a >= 0) {
@@ -104,8 +108,12 @@ final class CompiledTable {
             }
             for (int a : p.projAttributes()) {
                 indexed[a] = true;
+                if (!p.perVersion()) {
+                    perRow.add(a);
+                }
             }
         }
+        projectedPerRow = perRow.stream().mapToInt(Integer::intValue).toArray();
         List<String> names = new ArrayList<>(plan.table().attributes().keySet());
         sources = new Source[names.size()];
         positions = new int[names.size()];
@@ -434,6 +442,16 @@ final class CompiledTable {
     /** True when some index keeps one entry per row across versions and the rows table exists: record the entry keys. */
     boolean recordsKeys() {
         return rows != null;
+    }
+
+    /** True when the write carries (a value or a null for) an attribute that an index keeping one entry per row projects. */
+    boolean carriesProjection(UpdateRow values) {
+        for (int a : projectedPerRow) {
+            if (values.has(a)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** True when the rows table records the entry keys of per-version indexes (not one made before {@code _vkeys}: schema apply adds it). */

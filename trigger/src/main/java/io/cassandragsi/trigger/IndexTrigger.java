@@ -1,6 +1,5 @@
 package io.cassandragsi.trigger;
 
-import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.schema.QueueLayout;
@@ -302,7 +301,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
         if (!derivation.complete()) {
             metrics.incompleteRows.increment();
             flags |= QueueLayout.FLAG_PARTIAL;
-            if (carriesProjection(table.plan, values)) {
+            if (table.carriesProjection(values)) {
                 // an UPDATE of some attributes of a version, projected ones among them: if the version exists (an
                 // in-place rewrite), its projections tie with the stored ones at the version's TS and Cassandra keeps the
                 // greater value. A recompute compares them with the base and writes above the stored cells.
@@ -310,21 +309,6 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
             }
         }
         return flags;
-    }
-
-    /** True when the write carries (a value or a null for) an attribute that an index keeping one entry per row projects. */
-    private static boolean carriesProjection(TablePlan plan, CompiledTable.UpdateRow values) {
-        for (IndexPlan index : plan.indexes()) {
-            if (index.perVersion()) {
-                continue;
-            }
-            for (int a : index.projAttributes()) {
-                if (values.has(a)) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     /** Counts and logs the entries a derivation left out because their key is too large; their marker flag. */

@@ -426,13 +426,14 @@ public final class Repairer {
     private void reconcileRow(Catalog.Indexed table, RowsTable.RowRecord record, UnversionedRows.BaseRow row, long stopHint,
             List<TablePlan.IndexWrite> writes, List<Statement<?>> forget) {
         Map<String, Map<List<ByteBuffer>, Long>> settled = new LinkedHashMap<>();
-        long shownUpTo = Math.max(record.written(), stopHint); // read before the row: what the base showed
-        for (Reconciler.IndexResult r : Reconciler.reconcile(table, table.plan.indexes(), record, row, stopHint, shownUpTo, Map.of(), true, read,
+        // the row's newest write the rows table shows (a range or partition delete's, a conditional write's hint
+        // included), read before the row: what the base showed, and what a settled key must be older than
+        long newestWrite = Math.max(record.written(), stopHint);
+        for (Reconciler.IndexResult r : Reconciler.reconcile(table, table.plan.indexes(), record, row, stopHint, newestWrite, Map.of(), true, read,
                 write)) {
             writes.addAll(r.writes());
             String index = r.index().index().name();
             Map<List<ByteBuffer>, Long> times = record.keyTimes(index);
-            long newestWrite = Math.max(record.written(), stopHint); // a range or partition delete's, a conditional write's
             for (List<ByteBuffer> key : RowReconcile.settled(table.plan, r.index(), row.cells(), times, r.entries(), newestWrite)) {
                 settled.computeIfAbsent(index, k -> new LinkedHashMap<>()).put(key, times.get(key));
             }

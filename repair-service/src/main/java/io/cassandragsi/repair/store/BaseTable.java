@@ -43,9 +43,8 @@ public final class BaseTable {
     /** Every version of one row (versioned tables). */
     private final PreparedStatement allVersions;
     private final PreparedStatement newestInPartitions;
-    /** The attributes {@link #newestInPartitions} selects, in order: the row key, the tid, the indexes' key attributes. */
-    private final int[] newestPositions;
-    private final BitSet newestKnown;
+    /** What {@link #newestInPartitions} selects: the row key, the tid, the indexes' key attributes. */
+    private final Selection newest;
     /** The row key's attributes among a version's values ({@link RowsLayout#rowKeyAttributes}). */
     private final int[] rowKeyAttributes;
     private final int partitionKeyAttribute;
@@ -85,28 +84,41 @@ public final class BaseTable {
         // a row is one partition and tids are stored descending: the first rows of each partition are
         // its newest versions, and one query can ask them of many partitions (see newestAsync)
         List<String> names = new ArrayList<>(def.attributes().keySet());
-        BitSet keys = new BitSet(names.size());
-        for (int a : rowKeyAttributes) {
-            keys.set(a);
-        }
-        for (int a : keyAttributes) {
-            if (a >= 0) {
-                keys.set(a);
-            }
-        }
+        java.util.SortedSet<Integer> needed = new java.util.TreeSet<>();
+        java.util.Arrays.stream(rowKeyAttributes).forEach(needed::add);
+        java.util.Arrays.stream(keyAttributes).filter(a -> a >= 0).forEach(needed::add);
         if (tidAttribute >= 0) {
-            keys.set(tidAttribute);
+            needed.add(tidAttribute);
         }
-        this.newestPositions = keys.stream().toArray();
-        this.newestKnown = keys;
         // only what a diff's entry keys need: a projection (200 bytes in the benchmarks) is no work of a diff's
+        this.newest = new Selection(needed.stream().map(names::get).toList());
         this.newestInPartitions = oneRowPerPartition()
-                ? session.prepare(select(java.util.Arrays.stream(newestPositions).mapToObj(names::get).toList()) + " WHERE "
-                        + def.partitionKey().get(0).cqlName() + " IN ? PER PARTITION LIMIT ? LIMIT ?")
+                ? session.prepare(newest.select + " WHERE " + def.partitionKey().get(0).cqlName() + " IN ? PER PARTITION LIMIT ? LIMIT ?")
                 : null;
         this.partition = session.prepare(select + " WHERE "
                 + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND ")));
         this.partitionKeyAttribute = new ArrayList<>(def.attributes().keySet()).indexOf(def.partitionKey().get(0).name());
+    }
+
+    /** A select of some attributes, and its rows read as versions whose other attributes are not known. */
+    private final class Selection {
+        final String select;
+        private final int[] positions;
+        private final BitSet known;
+
+        Selection(List<String> attributes) {
+            List<String> all = new ArrayList<>(def.attributes().keySet());
+            this.positions = attributes.stream().mapToInt(all::indexOf).toArray();
+            this.known = new BitSet(all.size());
+            for (int p : positions) {
+                known.set(p);
+            }
+            this.select = select(attributes);
+        }
+
+        Versions.Version version(Row row) {
+            return Versions.of(row, def.attributes().size(), tidAttribute, positions, known);
+        }
     }
 
     private String select(List<String> attributes) {
@@ -153,7 +165,7 @@ public final class BaseTable {
         int limit = partitionKeys.size() * perPartition;
         BoundStatement stmt = newestInPartitions.boundStatementBuilder().setBytesUnsafe(0, inList(session, partitionKeys))
                 .setInt(1, perPartition).setInt(2, limit).setConsistencyLevel(cl).setPageSize(limit + 1).setIdempotence(true).build();
-        return fetchAsync(stmt, v -> false, r -> Versions.of(r, def.attributes().size(), tidAttribute, newestPositions, newestKnown))
+        return fetchAsync(stmt, v -> false, newest::version)
                 .thenApply(found -> {
             Map<ByteBuffer, List<Versions.Version>> out = new HashMap<>();
             for (Versions.Version v : found) {
@@ -305,21 +317,15 @@ public final class BaseTable {
      * Asynchronous (reads check many candidates at once); safe to call from a driver thread.
      */
     public final class Checks {
-        private final int[] positions;
-        private final BitSet known;
+        private final Selection selection;
         private final PreparedStatement exact;
         private final PreparedStatement atOrBefore;
         /** The newest version at or before a tid in each of several rows, or null: see {@link #currentAtAllAsync}. */
         private final PreparedStatement currentInPartitions;
 
         private Checks(List<String> attributes) {
-            List<String> all = new ArrayList<>(def.attributes().keySet());
-            this.positions = attributes.stream().mapToInt(all::indexOf).toArray();
-            this.known = new BitSet(all.size());
-            for (int p : positions) {
-                known.set(p);
-            }
-            String select = select(attributes);
+            this.selection = new Selection(attributes);
+            String select = selection.select;
             if (!def.versioned()) {
                 // the base keeps only the current row: every check reads it (consistent reads are as of now)
                 this.exact = null;
@@ -338,10 +344,6 @@ public final class BaseTable {
                     ? session.prepare(select + " WHERE " + def.partitionKey().get(0).cqlName() + " IN ? AND " + tid
                             + " <= ? PER PARTITION LIMIT 1 LIMIT ?")
                     : null;
-        }
-
-        private Versions.Version version(Row row) {
-            return Versions.of(row, def.attributes().size(), tidAttribute, positions, known);
         }
 
         /**
@@ -379,7 +381,7 @@ public final class BaseTable {
             }
             BoundStatement stmt = currentInPartitions.boundStatementBuilder().setBytesUnsafe(0, inList(session, keys))
                     .setUuid(1, q).setInt(2, rowKeys.size()).setConsistencyLevel(cl).setPageSize(rowKeys.size() + 1).build();
-            return fetchAsync(stmt, v -> false, this::version).thenApply(found -> {
+            return fetchAsync(stmt, v -> false, selection::version).thenApply(found -> {
                 Map<ByteBuffer, Versions.Version> byKey = new HashMap<>();
                 for (Versions.Version v : found) {
                     byKey.put(v.values()[partitionKeyAttribute], v);
@@ -401,7 +403,7 @@ public final class BaseTable {
         private CompletableFuture<Versions.Version> first(BoundStatement stmt) {
             return session.executeAsync(stmt).toCompletableFuture().thenApply(rs -> {
                 Row row = rs.one();
-                return row == null ? null : version(row);
+                return row == null ? null : selection.version(row);
             });
         }
     }
