@@ -30,6 +30,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
+import org.xnio.XnioExecutor;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -185,7 +186,7 @@ public final class HttpApi implements AutoCloseable {
         } catch (RuntimeException e) {
             page = CompletableFuture.failedFuture(e);
         }
-        page.orTimeout(timeouts.answer().toMillis(), TimeUnit.MILLISECONDS).whenComplete((p, failure) -> {
+        withDeadline(exchange, page).whenComplete((p, failure) -> {
             if (failure == null) {
                 respond(exchange, readBody(p));
             } else {
@@ -196,6 +197,32 @@ public final class HttpApi implements AutoCloseable {
                 fail(exchange, notFound(f, query.keyspace(), query.table(), query.index()));
             }
         });
+    }
+
+    /**
+     * The read's page, or a {@link TimeoutException} after {@link Timeouts#answer()}. The deadline
+     * is a timer of the connection's I/O thread, which this runs on: setting it there wakes no
+     * thread, and the page's completion removes it. ({@code CompletableFuture.orTimeout} schedules
+     * on a shared thread of its own and wakes it twice per read: 10 to 20 us of a 0.3 ms read here.)
+     */
+    private CompletableFuture<IndexReader.Page> withDeadline(HttpServerExchange exchange, CompletableFuture<IndexReader.Page> page) {
+        CompletableFuture<IndexReader.Page> answer = new CompletableFuture<>();
+        XnioExecutor.Key deadline;
+        try {
+            deadline = exchange.getIoThread().executeAfter(() -> answer.completeExceptionally(new TimeoutException()),
+                    timeouts.answer().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            return page.orTimeout(timeouts.answer().toMillis(), TimeUnit.MILLISECONDS); // the I/O thread is stopping
+        }
+        page.whenComplete((p, failure) -> {
+            deadline.remove();
+            if (failure == null) {
+                answer.complete(p);
+            } else {
+                answer.completeExceptionally(failure);
+            }
+        });
+        return answer;
     }
 
     /** 400 without a Host on HTTP/1.1 or with several; 421 when it names another host (DNS rebinding). */
