@@ -26,6 +26,14 @@ import java.util.stream.Collectors;
  *       version's TS, so that a delete of the version (which carries no values) finds its entry.
  *       Apart from {@value #KEYS}, because only a recompute reads it, not every sibling diff. The
  *       service removes an element at its own write time once its entry is deleted.
+ *   <li>{@value #NEWEST_HI} and {@value #NEWEST_LO} (a versioned table): every write of a version
+ *       that carries all the indexed attributes writes both at the version's TS, {@value
+ *       #NEWEST_HI} = its write timestamp w and {@value #NEWEST_LO} = {@code Long.MAX_VALUE - w}.
+ *       The newest version's TS wins; among writes of that version Cassandra's tie rule keeps the
+ *       greater value, so the two keep the latest and the earliest w. They differ when the newest
+ *       version was written more than once at different timestamps (a rewrite within the second
+ *       the trigger takes for a new version's write): its projections tie at the version's TS and
+ *       Cassandra kept the greater value, not the later one, so the service recomputes the row.
  * </ul>
  * Its partition key is the base table's, so the trigger's write to it joins the base write's own
  * mutation (no extra mutation in the batch). It is written only by this project.
@@ -35,6 +43,8 @@ public final class RowsLayout {
     public static final String WRITTEN = "_w";
     public static final String PARTITION_WRITTEN = "_pw";
     public static final String VERSION_KEYS = "_vkeys";
+    public static final String NEWEST_HI = "_whi";
+    public static final String NEWEST_LO = "_wlo";
     public static final String COMMENT_KEY = "gsi_rows";
 
     private RowsLayout() {}
@@ -60,6 +70,22 @@ public final class RowsLayout {
     /** The statement that adds {@value #VERSION_KEYS} to a rows table made before it existed. */
     public static String addVersionKeys(TableDef def) {
         return "ALTER TABLE " + Cql.qualified(def.keyspace(), tableName(def.table())) + " ADD " + Cql.quote(VERSION_KEYS) + " set<blob>;";
+    }
+
+    /** True when the rows table has {@value #NEWEST_HI} and {@value #NEWEST_LO}: the table is versioned. */
+    public static boolean hasNewestWrites(TableDef def) {
+        return def.versioned();
+    }
+
+    /** The statement that adds {@value #NEWEST_HI} and {@value #NEWEST_LO} to a rows table made before they existed. */
+    public static String addNewestWrites(TableDef def) {
+        return "ALTER TABLE " + Cql.qualified(def.keyspace(), tableName(def.table())) + " ADD (" + Cql.quote(NEWEST_HI) + " bigint, "
+                + Cql.quote(NEWEST_LO) + " bigint);";
+    }
+
+    /** {@value #NEWEST_LO}'s value for a write at {@code w}: the greater value is the earlier write. */
+    public static long newestLo(long w) {
+        return Long.MAX_VALUE - w;
     }
 
     /** The row key: the partition key, then the clustering columns before the tid (all of them when unversioned). */
@@ -88,6 +114,10 @@ public final class RowsLayout {
         }
         if (hasVersionKeys(def)) {
             lines.add("  " + Cql.quote(VERSION_KEYS) + " set<blob>");
+        }
+        if (hasNewestWrites(def)) {
+            lines.add("  " + Cql.quote(NEWEST_HI) + " bigint");
+            lines.add("  " + Cql.quote(NEWEST_LO) + " bigint");
         }
         String pk = "(" + def.partitionKey().stream().map(Column::cqlName).collect(Collectors.joining(", ")) + ")"
                 + clustering.stream().map(c -> ", " + c.cqlName()).collect(Collectors.joining());

@@ -135,7 +135,7 @@ class VersionRecomputeTest {
         List<Version> versions = List.of(new Version(100, 10, "a"), new Version(200, 20, "b"));
         Map<String, Map<List<ByteBuffer>, Long>> times = Map.of(BY_LENGTH.index().name(), Map.of(key(10), 100L, key(20), 200L));
 
-        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 200, 200, times, Long.MIN_VALUE)).isFalse();
+        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 200, 200, times, Long.MIN_VALUE, Long.MIN_VALUE)).isFalse();
     }
 
     @Test
@@ -145,18 +145,30 @@ class VersionRecomputeTest {
         Map<List<ByteBuffer>, Long> keys = new HashMap<>(Map.of(key(10), 100L, key(20), 200L, key(30), 200L));
 
         assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 200, 200,
-                Map.of(BY_LENGTH.index().name(), keys), Long.MIN_VALUE)).isTrue();
+                Map.of(BY_LENGTH.index().name(), keys), Long.MIN_VALUE, Long.MIN_VALUE)).isTrue();
         // the same key history seen from the marker of v1, whose own keys are as recorded: v2's marker recomputes
         assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 100, 100,
-                Map.of(BY_LENGTH.index().name(), keys), Long.MIN_VALUE)).isFalse();
+                Map.of(BY_LENGTH.index().name(), keys), Long.MIN_VALUE, Long.MIN_VALUE)).isFalse();
     }
 
     @Test
     void should_recompute_a_version_not_above_the_cells_of_a_recompute() {
         List<Version> versions = List.of(new Version(100, 10, "a"), new Version(200, 20, "b"));
 
-        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 200, 200, Map.of(), 200)).isTrue();
-        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 200, 200, Map.of(), 199)).isFalse();
+        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 200, 200, Map.of(), 200, Long.MIN_VALUE)).isTrue();
+        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 200, 200, Map.of(), 199, Long.MIN_VALUE)).isFalse();
+    }
+
+    @Test
+    void should_recompute_a_marked_version_written_whole_twice() {
+        // v2 written twice at different timestamps: the rows table's newest-write cells differ, at v2's TS
+        List<Version> versions = List.of(new Version(100, 10, "a"), new Version(200, 20, "b"));
+        Map<String, Map<List<ByteBuffer>, Long>> times = Map.of(BY_LENGTH.index().name(), Map.of(key(10), 100L, key(20), 200L));
+
+        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 200, 200, times, Long.MIN_VALUE, 200)).isTrue();
+        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 100, 200, times, Long.MIN_VALUE, 200)).isTrue();
+        // a marker of v1 alone: v2's own markers recompute
+        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 100, 100, times, Long.MIN_VALUE, 200)).isFalse();
     }
 
     @Test
@@ -165,7 +177,7 @@ class VersionRecomputeTest {
         List<Version> versions = List.of(new Version(100, 10, "a"), new Version(200, 20, "b"));
         Map<String, Map<List<ByteBuffer>, Long>> times = Map.of(BY_LENGTH.index().name(), Map.of(key(40), 150L));
 
-        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 100, 200, times, Long.MIN_VALUE)).isFalse();
+        assertThat(VersionRecompute.needsRecompute(PLAN, versions, new long[] {100, 200}, 100, 200, times, Long.MIN_VALUE, Long.MIN_VALUE)).isFalse();
     }
 
     @Test

@@ -72,7 +72,7 @@ final class CompiledTable {
 
     /** The rows table of an unversioned table ({@link RowsLayout}). */
     private record Rows(TableMetadata table, ColumnMetadata keys, ColumnMetadata written, ColumnMetadata partitionWritten,
-            ColumnMetadata versionKeys) {}
+            ColumnMetadata versionKeys, ColumnMetadata newestHi, ColumnMetadata newestLo) {}
 
     /** The work-queue table and its settings. */
     private record Queue(TableMetadata table, QueueLayout.Settings settings, ColumnMetadata keyspaceName,
@@ -200,7 +200,8 @@ final class CompiledTable {
         TableMetadata r = ksm.tables.getNullable(RowsLayout.tableName(base.name));
         Rows rows = r == null || r.getColumn(ByteBufferUtil.bytes(RowsLayout.KEYS)) == null ? null
                 : new Rows(r, r.getColumn(ByteBufferUtil.bytes(RowsLayout.KEYS)), r.getColumn(ByteBufferUtil.bytes(RowsLayout.WRITTEN)),
-                        r.getColumn(ByteBufferUtil.bytes(RowsLayout.PARTITION_WRITTEN)), r.getColumn(ByteBufferUtil.bytes(RowsLayout.VERSION_KEYS)));
+                        r.getColumn(ByteBufferUtil.bytes(RowsLayout.PARTITION_WRITTEN)), r.getColumn(ByteBufferUtil.bytes(RowsLayout.VERSION_KEYS)),
+                        r.getColumn(ByteBufferUtil.bytes(RowsLayout.NEWEST_HI)), r.getColumn(ByteBufferUtil.bytes(RowsLayout.NEWEST_LO)));
         if (rows == null && !chosen.versioned() && !indexes.isEmpty()) {
             metrics.skippedIndexes.add(indexes.size());
             IndexTrigger.LOG.error("gsi trigger: not maintaining the indexes of {}.{}: unversioned, and its rows table {} is missing;"
@@ -540,15 +541,45 @@ final class CompiledTable {
     record RecordedKey(ByteBuffer element, long ts, boolean perVersion) {}
 
     /**
+     * What an update gives one versioned row's rows-table row: the entry keys its versions have, and
+     * the write of the newest version that carried every indexed attribute (its TS and write
+     * timestamp; {@code Long.MIN_VALUE}: none).
+     */
+    static final class VersionedRecord {
+        final List<RecordedKey> keys = new ArrayList<>(2);
+        long newestTs = Long.MIN_VALUE;
+        long newestWrite;
+
+        void wrote(long ts, long write) {
+            if (ts > newestTs) {
+                newestTs = ts;
+                newestWrite = write;
+            }
+        }
+    }
+
+    /** True when the rows table has {@code _whi} and {@code _wlo} (not one made before them: schema apply adds them). */
+    boolean recordsNewestWrites() {
+        return rows != null && rows.newestHi() != null && rows.newestLo() != null;
+    }
+
+    /**
      * The rows-table row of a versioned row (partition key and clustering prefix): the entry keys its
      * versions gave it, each element written at its version's TS. The element's write time then names
      * the newest version that had the key, so the repair service can tell a version that was rewritten
-     * with another key from a new one ({@link RowsLayout}).
+     * with another key from a new one ({@link RowsLayout}). And, at the TS of the version that
+     * carried every indexed attribute, its write timestamp in {@code _whi} and {@code _wlo}: among
+     * writes of one version Cassandra keeps the greater value of each, so the two differ once that
+     * version has been written twice at different timestamps (a rewrite whose projections tie).
      */
-    Row versionedRowsRow(List<ByteBuffer> prefix, List<RecordedKey> keys) {
+    Row versionedRowsRow(List<ByteBuffer> prefix, VersionedRecord record) {
         Row.Builder builder = BTreeRow.unsortedBuilder();
         builder.newRow(prefix.isEmpty() ? Clustering.EMPTY : Clustering.make(prefix.toArray(new ByteBuffer[0])));
-        for (RecordedKey k : keys) {
+        if (record.newestTs != Long.MIN_VALUE && recordsNewestWrites()) {
+            builder.addCell(BufferCell.live(rows.newestHi(), record.newestTs, ByteBufferUtil.bytes(record.newestWrite)));
+            builder.addCell(BufferCell.live(rows.newestLo(), record.newestTs, ByteBufferUtil.bytes(RowsLayout.newestLo(record.newestWrite))));
+        }
+        for (RecordedKey k : record.keys) {
             if (!k.perVersion()) {
                 addKey(builder, k.element(), k.ts());
             } else {

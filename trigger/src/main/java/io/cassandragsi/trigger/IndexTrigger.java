@@ -103,7 +103,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
         ByteBuffer partitionKey = update.partitionKey().getKey();
         int partitionFlags = cas ? QueueLayout.FLAG_CAS : 0;
         Map<List<ByteBuffer>, RowGroup> groups = new LinkedHashMap<>(2);
-        Map<List<ByteBuffer>, List<CompiledTable.RecordedKey>> recorded = new LinkedHashMap<>(2);
+        Map<List<ByteBuffer>, CompiledTable.VersionedRecord> recorded = new LinkedHashMap<>(2);
         List<Mutation> expiries = new ArrayList<>(0);
         try {
             if (!update.partitionLevelDeletion().isLive()) {
@@ -126,7 +126,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
                     }
                     List<ByteBuffer> prefix = table.prefix(row);
                     if (!cas && row.deletion().isLive()) {
-                        flags |= index(table, values, tid, nowInSec, out, recorded.computeIfAbsent(prefix, p -> new ArrayList<>(2)));
+                        flags |= index(table, values, tid, nowInSec, out, recorded.computeIfAbsent(prefix, p -> new CompiledTable.VersionedRecord()));
                     }
                     groups.computeIfAbsent(prefix, p -> new RowGroup()).add(tid, flags);
                     if (values.expiring && table.hasQueue()) {
@@ -151,9 +151,9 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
         markers.addAll(expiries);
         if (!cas && table.recordsKeys()) {
             List<Row> rowsOut = new ArrayList<>(recorded.size());
-            recorded.forEach((prefix, keys) -> {
-                if (!keys.isEmpty()) {
-                    rowsOut.add(table.versionedRowsRow(prefix, keys));
+            recorded.forEach((prefix, record) -> {
+                if (!record.keys.isEmpty() || (record.newestTs != Long.MIN_VALUE && table.recordsNewestWrites())) {
+                    rowsOut.add(table.versionedRowsRow(prefix, record));
                 }
             });
             if (!rowsOut.isEmpty()) {
@@ -285,18 +285,21 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
 
     /** Adds the entries of one version to {@code out}; returns the marker flags it calls for. */
     private int index(CompiledTable table, CompiledTable.UpdateRow values, ByteBuffer tid, long nowInSec, List<Mutation> out,
-            List<CompiledTable.RecordedKey> recorded) {
+            CompiledTable.VersionedRecord recorded) {
         TablePlan.Derivation derivation = table.plan.derive(values);
         long ts = CompiledTable.ts(tid);
         List<TablePlan.Entry> entries = derivation.entries();
         for (TablePlan.Entry entry : entries) {
             out.add(table.entryMutation(table.plan.indexes().indexOf(entry.index()), entry, tid, ts, nowInSec, values));
             if (!entry.index().perVersion() || table.recordsVersionKeys()) {
-                recorded.add(new CompiledTable.RecordedKey(RowsLayout.element(entry.index().index().name(), entry.key()), ts,
+                recorded.keys.add(new CompiledTable.RecordedKey(RowsLayout.element(entry.index().index().name(), entry.key()), ts,
                         entry.index().perVersion()));
             }
         }
         metrics.entries.add(entries.size());
+        if (derivation.complete() && values.newest != Long.MIN_VALUE) {
+            recorded.wrote(ts, values.newest); // a second write of this version at another timestamp shows (RowsLayout)
+        }
         int flags = oversized(table, derivation, values);
         if (!derivation.complete()) {
             metrics.incompleteRows.increment();

@@ -82,6 +82,32 @@ class VersionedWriteTest {
         return trigger.augment(update(cql, values));
     }
 
+    /**
+     * The rows table's newest-write cells: a whole write of a version records its write timestamp
+     * at the version's TS in both (the lower one as its complement), so that Cassandra's tie rule
+     * keeps the latest and the earliest write of that version; a write that leaves out an indexed
+     * or projected attribute records nothing.
+     */
+    @Test
+    void should_record_a_whole_write_of_a_version_in_the_newest_write_cells_at_its_TS() {
+        UUID tid = newTid();
+        Collection<Mutation> out = write("INSERT INTO trigger_versioned.revisions (key, tid, length, value) VALUES ('Hi_Lo', " + tid
+                + ", 7, 'x') USING TIMESTAMP 1234567");
+
+        TableMetadata rowsTable = table(KS, RowsLayout.tableName("revisions"));
+        Row row = onlyRow(of(out, KS, rowsTable.name).get(0));
+        Cell<?> hi = cell(row, rowsTable, RowsLayout.NEWEST_HI);
+        Cell<?> lo = cell(row, rowsTable, RowsLayout.NEWEST_LO);
+        assertThat(ByteBufferUtil.toLong(hi.buffer())).isEqualTo(1234567L);
+        assertThat(ByteBufferUtil.toLong(lo.buffer())).isEqualTo(Long.MAX_VALUE - 1234567L);
+        assertThat(List.of(hi.timestamp(), lo.timestamp())).containsOnly(ts(tid));
+
+        Collection<Mutation> partial = write("UPDATE trigger_versioned.revisions SET length = 8 WHERE key = 'Hi_Lo' AND tid = " + tid);
+        Row partialRow = onlyRow(of(partial, KS, rowsTable.name).get(0));
+        assertThat(cell(partialRow, rowsTable, RowsLayout.NEWEST_HI)).as("the value is not carried: not a whole write").isNull();
+        assertThat(cell(partialRow, rowsTable, RowsLayout.NEWEST_LO)).isNull();
+    }
+
     private static Marker onlyMarker(Collection<Mutation> out) {
         List<Marker> markers = markers(out);
         assertThat(markers).hasSize(1);

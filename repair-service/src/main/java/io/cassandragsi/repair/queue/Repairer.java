@@ -65,7 +65,7 @@ public final class Repairer {
     public final LongAdder partialRows = new LongAdder();
     public final LongAdder casWrites = new LongAdder();
     public final LongAdder deletes = new LongAdder();
-    /** Diff markers recomputed instead: a version rewritten with another key, or written below a recompute's cells. */
+    /** Diff markers recomputed instead: a version rewritten (with another key, or whole at once), or written below a recompute's cells. */
     public final LongAdder rewrites = new LongAdder();
     /** Rows the trigger left (partly) unindexed for Cassandra's size limits: a key too large, or a batch over the mutation limit. */
     public final LongAdder tooLarge = new LongAdder();
@@ -204,9 +204,9 @@ public final class Repairer {
         }
         RowsTable.RowRecord r = record.join();
         if (r != null && VersionRecompute.needsRecompute(table.plan, versions, timestamps(versions), WriteTimestamps.of(g.tidMin()),
-                WriteTimestamps.of(g.tidMax()), r.keyTimes(), r.written())) {
+                WriteTimestamps.of(g.tidMax()), r.keyTimes(), r.written(), r.rewrittenAt())) {
             rewrites.increment();
-            return recompute(table, g, pk, cl, sink); // a rewrite with another key, or cells of a recompute above these versions
+            return recompute(table, g, pk, cl, sink); // a rewrite (another key, or tied projections), or cells of a recompute above these versions
         }
         apply(table, table.plan.diff(versions, g.upsertAll()), sink);
         diffs.increment();

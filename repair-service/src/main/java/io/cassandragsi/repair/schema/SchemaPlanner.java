@@ -169,8 +169,9 @@ public final class SchemaPlanner {
     }
 
     /**
-     * The rows table: created when missing, and given {@value RowsLayout#VERSION_KEYS} when the
-     * definition has a per-version index and the table predates that column. Existing indexes
+     * The rows table: created when missing, given {@value RowsLayout#VERSION_KEYS} when the
+     * definition has a per-version index and the table predates that column, and {@value
+     * RowsLayout#NEWEST_HI} and {@value RowsLayout#NEWEST_LO} on a versioned table that predates them. Existing indexes
      * whose keys it does not record yet are rebuild candidates (a rebuild records them).
      */
     private void planRowsTable(TableDef def, LiveSchema live, boolean baseExists) {
@@ -179,6 +180,11 @@ public final class SchemaPlanner {
         }
         String name = def.keyspace() + "." + RowsLayout.tableName(def.table());
         Optional<LiveTable> rows = live.table(def.keyspace(), RowsLayout.tableName(def.table()));
+        if (rows.isPresent() && RowsLayout.hasNewestWrites(def) && !rows.get().columns().containsKey(RowsLayout.NEWEST_HI)) {
+            // nothing to rebuild: the trigger writes them from now on, and a row without them is diffed as before
+            statements.add(new Statement("add " + RowsLayout.NEWEST_HI + " and " + RowsLayout.NEWEST_LO + " to rows table " + name
+                    + " (the newest version's latest and earliest write, so that a rewrite of it is recomputed)", RowsLayout.addNewestWrites(def)));
+        }
         if (rows.isEmpty()) {
             statements.add(new Statement("create rows table " + name + " (the entry keys each row has had)", RowsLayout.createTable(def)));
         } else if (RowsLayout.hasVersionKeys(def) && !rows.get().columns().containsKey(RowsLayout.VERSION_KEYS)) {

@@ -45,16 +45,23 @@ public final class RowsTable {
     /** Where {@code record} and {@code records} find {@value RowsLayout#VERSION_KEYS} and its write times (-1: not read). */
     private final int rowVersionKeys;
     private final int partitionVersionKeys;
+    /** Whether selects read {@value RowsLayout#NEWEST_HI} and {@value RowsLayout#NEWEST_LO} (a versioned table's, once schema apply added them). */
+    private final boolean newestWrites;
+    /** Where a partition's select has {@value RowsLayout#PARTITION_WRITTEN}. */
+    private final int partitionWrittenAt;
 
     /**
      * What the rows table says of one row: its key, the entry keys it has had per index name, the
-     * newest write seen (unversioned) or the highest TS a recompute wrote at (versioned), and each
-     * entry key's write time (on a versioned table, the TS of the newest version that had it).
+     * newest write seen (unversioned) or the highest TS a recompute wrote at (versioned), each
+     * entry key's write time (on a versioned table, the TS of the newest version that had it), and
+     * {@code rewrittenAt}: the TS of the row's newest version when it was written whole more than
+     * once, at different timestamps ({@value RowsLayout#NEWEST_HI} and {@value
+     * RowsLayout#NEWEST_LO} differ), else Long.MIN_VALUE.
      */
     public record RowRecord(List<ByteBuffer> rowKey, Map<String, Set<List<ByteBuffer>>> keys, long written,
-            Map<String, Map<List<ByteBuffer>, Long>> keyTimes, Map<String, Map<List<ByteBuffer>, Long>> versionKeys) {
+            Map<String, Map<List<ByteBuffer>, Long>> keyTimes, Map<String, Map<List<ByteBuffer>, Long>> versionKeys, long rewrittenAt) {
         public RowRecord(List<ByteBuffer> rowKey, Map<String, Set<List<ByteBuffer>>> keys, long written) {
-            this(rowKey, keys, written, Map.of(), Map.of());
+            this(rowKey, keys, written, Map.of(), Map.of(), Long.MIN_VALUE);
         }
 
         /**
@@ -111,13 +118,19 @@ public final class RowsTable {
         String whereRow = " WHERE " + rowKey.stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         String wherePartition = " WHERE " + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         // every select has the columns recordOf reads, in its order: row key, keys, newest write, the keys' write times
-        String select = "SELECT " + key + ", " + keys + ", " + written + ", WRITETIME(" + keys + ")";
+        // then, on a versioned table, the newest version's latest and earliest write and its TS
+        this.newestWrites = RowsLayout.hasNewestWrites(def) && hasColumn(session, def, RowsLayout.NEWEST_HI);
+        String hi = Cql.quote(RowsLayout.NEWEST_HI);
+        String select = "SELECT " + key + ", " + keys + ", " + written + ", WRITETIME(" + keys + ")"
+                + (newestWrites ? ", " + hi + ", " + Cql.quote(RowsLayout.NEWEST_LO) + ", WRITETIME(" + hi + ")" : "");
+        int extra = newestWrites ? 3 : 0;
+        this.partitionWrittenAt = rowKeySize + 3 + extra;
         // only a recompute reads the keys of per-version indexes (record, records), not every sibling diff
         boolean versionKeys = RowsLayout.hasVersionKeys(def) && hasColumn(session, def, RowsLayout.VERSION_KEYS);
         String vkeys = Cql.quote(RowsLayout.VERSION_KEYS);
         String selectVersionKeys = versionKeys ? ", " + vkeys + ", WRITETIME(" + vkeys + ")" : "";
-        this.rowVersionKeys = versionKeys ? rowKeySize + 3 : -1;
-        this.partitionVersionKeys = versionKeys ? rowKeySize + (hasClustering ? 4 : 3) : -1;
+        this.rowVersionKeys = versionKeys ? rowKeySize + 3 + extra : -1;
+        this.partitionVersionKeys = versionKeys ? rowKeySize + (hasClustering ? 4 : 3) + extra : -1;
         this.row = session.prepare(select + selectVersionKeys + " FROM " + rows + whereRow);
         this.partition = session.prepare(select + (hasClustering ? ", " + Cql.quote(RowsLayout.PARTITION_WRITTEN) : "") + selectVersionKeys
                 + " FROM " + rows + wherePartition);
@@ -205,8 +218,8 @@ public final class RowsTable {
         List<RowRecord> out = new ArrayList<>();
         long partitionWritten = Long.MIN_VALUE;
         for (Row r : session.execute(bindKey(partition, partitionKey, cl).build())) {
-            if (hasClustering && !r.isNull(rowKeySize + 3)) {
-                partitionWritten = Math.max(partitionWritten, r.getLong(rowKeySize + 3));
+            if (hasClustering && !r.isNull(partitionWrittenAt)) {
+                partitionWritten = Math.max(partitionWritten, r.getLong(partitionWrittenAt));
             }
             RowRecord record = recordOf(r, partitionVersionKeys);
             if (record != null) {
@@ -255,7 +268,13 @@ public final class RowsTable {
         if (versionKeysAt >= 0) {
             elements(r, versionKeysAt, versionKeysAt + 1, versionKeys);
         }
-        return new RowRecord(rowKey, keys, r.isNull(rowKeySize + 1) ? Long.MIN_VALUE : r.getLong(rowKeySize + 1), times, versionKeys);
+        long rewrittenAt = Long.MIN_VALUE;
+        if (newestWrites && !r.isNull(rowKeySize + 3) && !r.isNull(rowKeySize + 4)
+                && r.getLong(rowKeySize + 3) != RowsLayout.newestLo(r.getLong(rowKeySize + 4))) {
+            rewrittenAt = r.getLong(rowKeySize + 5);
+        }
+        return new RowRecord(rowKey, keys, r.isNull(rowKeySize + 1) ? Long.MIN_VALUE : r.getLong(rowKeySize + 1), times, versionKeys,
+                rewrittenAt);
     }
 
     private static final com.datastax.oss.driver.api.core.type.codec.TypeCodec<Set<ByteBuffer>> SET_OF_BLOB =

@@ -66,6 +66,10 @@ final class LiveFixtures {
         if (RowsLayout.hasVersionKeys(def)) {
             columns.put(RowsLayout.VERSION_KEYS, "set<blob>");
         }
+        if (RowsLayout.hasNewestWrites(def)) {
+            columns.put(RowsLayout.NEWEST_HI, "bigint");
+            columns.put(RowsLayout.NEWEST_LO, "bigint");
+        }
         return new LiveTable(def.keyspace(), RowsLayout.tableName(def.table()), live(def.partitionKey()), live(def.clusteringPrefix()),
                 columns, RowsLayout.comment(def.table()), Map.of());
     }

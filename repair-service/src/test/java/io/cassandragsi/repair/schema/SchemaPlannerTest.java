@@ -128,22 +128,39 @@ class SchemaPlannerTest {
     @Test
     void should_add_the_version_keys_column_and_flag_a_rebuild_of_per_version_indexes_when_the_rows_table_predates_it() {
         TableDef def = revisions();
-        LiveTable before = LiveFixtures.rowsTable(def);
-        Map<String, String> columns = new java.util.LinkedHashMap<>(before.columns());
-        columns.remove(io.cassandragsi.schema.RowsLayout.VERSION_KEYS);
-        LiveTable old = new LiveTable(before.keyspace(), before.name(), before.partitionKey(), before.clustering(), columns, before.comment(),
-                before.triggers());
-        LiveSchema live = LiveFixtures.project("gsi").with(LiveFixtures.baseTable(def, Map.of(CqlGenerator.TRIGGER_NAME, CqlGenerator.TRIGGER_CLASS)))
-                .with(old);
-        for (io.cassandragsi.schema.Index index : def.indexes().values()) {
-            live = live.with(LiveFixtures.indexTable(def, index));
-        }
-        Plan plan = plan(live, def);
+        Plan plan = plan(appliedWithRowsTableLacking(def, io.cassandragsi.schema.RowsLayout.VERSION_KEYS), def);
         assertThat(purposes(plan)).containsExactly("add _vkeys to rows table wiki.idx_revisions__rows (the entry keys of per-version indexes,"
                 + " so that deletes of versions find their entries)");
         assertThat(plan.statements().get(0).cql()).isEqualTo("ALTER TABLE \"wiki\".\"idx_revisions__rows\" ADD \"_vkeys\" set<blob>;");
         assertThat(plan.rebuildCandidates()).as("a rebuild records the keys of the versions already there")
                 .extracting(Plan.RebuildCandidate::index).containsExactly("by_tid");
+    }
+
+    @Test
+    void should_add_the_newest_write_columns_without_a_rebuild_when_the_rows_table_of_a_versioned_table_predates_them() {
+        TableDef def = revisions();
+        LiveSchema live = appliedWithRowsTableLacking(def, io.cassandragsi.schema.RowsLayout.NEWEST_HI, io.cassandragsi.schema.RowsLayout.NEWEST_LO);
+        Plan plan = plan(live, def);
+        assertThat(plan.statements()).extracting(io.cassandragsi.schema.CqlGenerator.Statement::cql)
+                .containsExactly("ALTER TABLE \"wiki\".\"idx_revisions__rows\" ADD (\"_whi\" bigint, \"_wlo\" bigint);");
+        assertThat(plan.rebuildCandidates()).isEmpty();
+        assertThat(plan(live.with(LiveFixtures.rowsTable(def)), def).statements()).as("once they are there").isEmpty();
+    }
+
+    /** Everything a definition's apply made, with the trigger, but a rows table without {@code missing} (made by an older version). */
+    private static LiveSchema appliedWithRowsTableLacking(TableDef def, String... missing) {
+        LiveTable rows = LiveFixtures.rowsTable(def);
+        Map<String, String> columns = new java.util.LinkedHashMap<>(rows.columns());
+        for (String column : missing) {
+            columns.remove(column);
+        }
+        LiveTable old = new LiveTable(rows.keyspace(), rows.name(), rows.partitionKey(), rows.clustering(), columns, rows.comment(), rows.triggers());
+        LiveSchema live = LiveFixtures.project("gsi").with(LiveFixtures.baseTable(def, Map.of(CqlGenerator.TRIGGER_NAME, CqlGenerator.TRIGGER_CLASS)))
+                .with(old);
+        for (io.cassandragsi.schema.Index index : def.indexes().values()) {
+            live = live.with(LiveFixtures.indexTable(def, index));
+        }
+        return live;
     }
 
     @Test
