@@ -90,12 +90,14 @@ public final class TablePlan {
     }
 
     /**
-     * What one version yields: its entries, whether anything could not be derived from it alone, and
-     * the indexes whose entry key is too large for Cassandra to store (left unindexed, see {@link #MAX_KEY_BYTES}).
+     * What one version yields: its entries, whether anything could not be derived from it alone,
+     * the indexes whose entry key is too large for Cassandra to store (left unindexed, see {@link
+     * #MAX_KEY_BYTES}), and whether the write carried every index's key attributes (so that every
+     * entry key of the version is known, projections aside).
      */
-    public record Derivation(List<Entry> entries, boolean complete, List<IndexPlan> oversized) {
+    public record Derivation(List<Entry> entries, boolean complete, List<IndexPlan> oversized, boolean keysKnown) {
         public Derivation(List<Entry> entries, boolean complete) {
-            this(entries, complete, List.of());
+            this(entries, complete, List.of(), complete);
         }
     }
 
@@ -109,10 +111,12 @@ public final class TablePlan {
         List<Entry> entries = new ArrayList<>(indexes.size());
         List<IndexPlan> oversized = List.of();
         boolean complete = true;
+        boolean keysKnown = true;
         for (IndexPlan plan : indexes) {
             List<ByteBuffer> key = key(plan, row);
             if (key == UNKNOWN) {
                 complete = false;
+                keysKnown = false;
                 continue;
             }
             if (key == TOO_LARGE) {
@@ -136,7 +140,7 @@ public final class TablePlan {
             }
             entries.add(new Entry(plan, key, proj, known));
         }
-        return new Derivation(entries, complete, oversized);
+        return new Derivation(entries, complete, oversized, keysKnown);
     }
 
     private static final List<ByteBuffer> UNKNOWN = List.of();

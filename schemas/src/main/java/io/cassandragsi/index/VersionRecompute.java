@@ -45,14 +45,14 @@ public final class VersionRecompute {
      *       write time is that version's TS (the trigger writes each key at the TS of the version that
      *       has it) but the version, as it reads now, does not have it. Its old entry still says it
      *       matches at that version, and no diff marks it;
-     *   <li>a marked version was written whole twice at different timestamps ({@code rewrittenAt}
+     *   <li>a marked version was written twice with every indexed attribute, at different timestamps ({@code rewrittenAt}
      *       is its TS: the rows table's newest-write cells differ): its projections tie at its TS,
      *       and Cassandra kept the greater value, not the later one.
      * </ul>
      *
      * @param ascending the versions read, ascending, with {@code ts} their TS
      * @param keyTimes per index name, each recorded entry key and its write time
-     * @param rewrittenAt the TS of the row's newest version if it was written whole more than once, else Long.MIN_VALUE
+     * @param rewrittenAt the TS of the row's newest version if it was written more than once with every indexed attribute, else Long.MIN_VALUE
      */
     public static boolean needsRecompute(TablePlan plan, List<? extends VersionRow> ascending, long[] ts, long markedMin, long markedMax,
             Map<String, Map<List<ByteBuffer>, Long>> keyTimes, long recomputedAt, long rewrittenAt) {

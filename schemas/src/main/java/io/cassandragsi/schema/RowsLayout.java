@@ -27,13 +27,14 @@ import java.util.stream.Collectors;
  *       Apart from {@value #KEYS}, because only a recompute reads it, not every sibling diff. The
  *       service removes an element at its own write time once its entry is deleted.
  *   <li>{@value #NEWEST_HI} and {@value #NEWEST_LO} (a versioned table): every write of a version
- *       that carries all the indexed attributes writes both at the version's TS, {@value
+ *       that carries all the indexed key attributes writes both at the version's TS, {@value
  *       #NEWEST_HI} = its write timestamp w and {@value #NEWEST_LO} = {@code Long.MAX_VALUE - w}.
  *       The newest version's TS wins; among writes of that version Cassandra's tie rule keeps the
  *       greater value, so the two keep the latest and the earliest w. They differ when the newest
  *       version was written more than once at different timestamps (a rewrite within the second
  *       the trigger takes for a new version's write): its projections tie at the version's TS and
- *       Cassandra kept the greater value, not the later one, so the service recomputes the row.
+ *       Cassandra kept the greater value, not the later one, or it moved a per-version entry that
+ *       no {@value #KEYS} element shows, so the service recomputes the row.
  * </ul>
  * Its partition key is the base table's, so the trigger's write to it joins the base write's own
  * mutation (no extra mutation in the batch). It is written only by this project.

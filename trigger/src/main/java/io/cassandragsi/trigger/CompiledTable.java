@@ -542,7 +542,7 @@ final class CompiledTable {
 
     /**
      * What an update gives one versioned row's rows-table row: the entry keys its versions have, and
-     * the write of the newest version that carried every indexed attribute (its TS and write
+     * the write of the newest version that carried every indexed key attribute (its TS and write
      * timestamp; {@code Long.MIN_VALUE}: none).
      */
     static final class VersionedRecord {
@@ -568,7 +568,7 @@ final class CompiledTable {
      * versions gave it, each element written at its version's TS. The element's write time then names
      * the newest version that had the key, so the repair service can tell a version that was rewritten
      * with another key from a new one ({@link RowsLayout}). And, at the TS of the version that
-     * carried every indexed attribute, its write timestamp in {@code _whi} and {@code _wlo}: among
+     * carried every indexed key attribute, its write timestamp in {@code _whi} and {@code _wlo}: among
      * writes of one version Cassandra keeps the greater value of each, so the two differ once that
      * version has been written twice at different timestamps (a rewrite whose projections tie).
      */

@@ -297,8 +297,10 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
             }
         }
         metrics.entries.add(entries.size());
-        if (derivation.complete() && values.newest != Long.MIN_VALUE) {
-            recorded.wrote(ts, values.newest); // a second write of this version at another timestamp shows (RowsLayout)
+        if (derivation.keysKnown() && values.newest != Long.MIN_VALUE) {
+            // a second write of this version at another timestamp shows (RowsLayout): whole, its projections tie with the
+            // first's; with every key attribute, it may move a per-version entry, which no recorded _keys element shows
+            recorded.wrote(ts, values.newest);
         }
         int flags = oversized(table, derivation, values);
         if (!derivation.complete()) {

@@ -85,8 +85,8 @@ class VersionedWriteTest {
     /**
      * The rows table's newest-write cells: a whole write of a version records its write timestamp
      * at the version's TS in both (the lower one as its complement), so that Cassandra's tie rule
-     * keeps the latest and the earliest write of that version; a write that leaves out an indexed
-     * or projected attribute records nothing.
+     * keeps the latest and the earliest write of that version; so does a write of every key
+     * attribute, and a write that leaves one out records nothing.
      */
     @Test
     void should_record_a_whole_write_of_a_version_in_the_newest_write_cells_at_its_TS() {
@@ -102,9 +102,16 @@ class VersionedWriteTest {
         assertThat(ByteBufferUtil.toLong(lo.buffer())).isEqualTo(Long.MAX_VALUE - 1234567L);
         assertThat(List.of(hi.timestamp(), lo.timestamp())).containsOnly(ts(tid));
 
-        Collection<Mutation> partial = write("UPDATE trigger_versioned.revisions SET length = 8 WHERE key = 'Hi_Lo' AND tid = " + tid);
+        // every key attribute (a per-version entry may move), projections aside: recorded too
+        Collection<Mutation> keys = write("UPDATE trigger_versioned.revisions USING TIMESTAMP 1234999 SET length = 8 WHERE key = 'Hi_Lo' AND tid = "
+                + tid);
+        Row keysRow = onlyRow(of(keys, KS, rowsTable.name).get(0));
+        assertThat(ByteBufferUtil.toLong(cell(keysRow, rowsTable, RowsLayout.NEWEST_HI).buffer())).isEqualTo(1234999L);
+
+        // the projection alone: not (the trigger flags it for a recompute anyway)
+        Collection<Mutation> partial = write("UPDATE trigger_versioned.revisions SET value = 'y' WHERE key = 'Hi_Lo' AND tid = " + tid);
         Row partialRow = onlyRow(of(partial, KS, rowsTable.name).get(0));
-        assertThat(cell(partialRow, rowsTable, RowsLayout.NEWEST_HI)).as("the value is not carried: not a whole write").isNull();
+        assertThat(cell(partialRow, rowsTable, RowsLayout.NEWEST_HI)).as("the length is not carried").isNull();
         assertThat(cell(partialRow, rowsTable, RowsLayout.NEWEST_LO)).isNull();
     }
 

@@ -54,9 +54,9 @@ public final class RowsTable {
      * What the rows table says of one row: its key, the entry keys it has had per index name, the
      * newest write seen (unversioned) or the highest TS a recompute wrote at (versioned), each
      * entry key's write time (on a versioned table, the TS of the newest version that had it), and
-     * {@code rewrittenAt}: the TS of the row's newest version when it was written whole more than
-     * once, at different timestamps ({@value RowsLayout#NEWEST_HI} and {@value
-     * RowsLayout#NEWEST_LO} differ), else Long.MIN_VALUE.
+     * {@code rewrittenAt}: the TS of the row's newest version when it was written more than once
+     * with every indexed attribute, at different timestamps ({@value RowsLayout#NEWEST_HI} and
+     * {@value RowsLayout#NEWEST_LO} differ), else Long.MIN_VALUE.
      */
     public record RowRecord(List<ByteBuffer> rowKey, Map<String, Set<List<ByteBuffer>>> keys, long written,
             Map<String, Map<List<ByteBuffer>, Long>> keyTimes, Map<String, Map<List<ByteBuffer>, Long>> versionKeys, long rewrittenAt) {
