@@ -269,13 +269,16 @@ final class BenchSchema {
 
     /**
      * The rows-table row gsi-1's trigger writes for a version, for {@link Variant#BATCH_AS_TRIGGER}:
-     * the entry key added to {@code _keys} (no row marker, no {@code _w} on a versioned table) at
-     * the batch's timestamp, as the trigger's is at the node's clock; markers for the element and
-     * the base key. Its partition key is the base row's, so it joins the base row's mutation.
+     * the entry key added to {@code _keys} and the version's write in {@code _whi} and {@code
+     * _wlo} (no row marker, no {@code _w} on a versioned table) at the batch's timestamp (the
+     * trigger's are at the version's TS: the same cells, the same cost); markers for the element,
+     * the two values and the base key. Its partition key is the base row's, so it joins the base
+     * row's mutation.
      */
     static String updateVersionedRows(Variant variant) {
         return "UPDATE " + variant.keyspace() + "." + RowsLayout.tableName(TABLE) + " SET \""
-                + RowsLayout.KEYS + "\" = \"" + RowsLayout.KEYS + "\" + ? WHERE key = ?";
+                + RowsLayout.KEYS + "\" = \"" + RowsLayout.KEYS + "\" + ?, \"" + RowsLayout.NEWEST_HI + "\" = ?, \""
+                + RowsLayout.NEWEST_LO + "\" = ? WHERE key = ?";
     }
 
     /** The marker the client writes in the {@link Variant#BATCH_AS_TRIGGER} variant, as the trigger would. */

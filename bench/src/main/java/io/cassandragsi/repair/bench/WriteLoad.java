@@ -67,7 +67,7 @@ final class WriteLoad {
 
     /**
      * What gsi-1's trigger batch holds: the base row and the rows-table row with the entry's key in
-     * {@code _keys} (one partition of one keyspace, so Cassandra applies them as one mutation, as it
+     * {@code _keys} and the write in {@code _whi}/{@code _wlo} (one partition of one keyspace, so Cassandra applies them as one mutation, as it
      * merges the trigger's rows-table row into the base write's), the index entry at TS(tid) without
      * {@code _deleted}, and the marker (TTL from the table).
      */
@@ -81,7 +81,7 @@ final class WriteLoad {
             int shard = QueueLayout.shardOf(variant.keyspace(), BenchSchema.TABLE, pk, queue.shards());
             return BatchStatement.newInstance(BatchType.LOGGED,
                     base.bind(w.key(), tid, w.a(), w.b(), w.c(), w.value()),
-                    rows.bind(Set.of(entryKey(w)), w.key()),
+                    rows.bind(Set.of(entryKey(w)), micros(tid), RowsLayout.newestLo(micros(tid)), w.key()),
                     entry.bind(w.a(), w.key(), w.value(), tid, WriteTimestamps.of(tid)),
                     marker.bind(shard, queue.bucketOf(System.currentTimeMillis()), Uuids.timeBased(), variant.keyspace(),
                             BenchSchema.TABLE, pk, Composite.encode(List.of()), tid, tid, 0));

@@ -109,9 +109,9 @@ class BenchSchemaTest {
         // the entry: row marker, value and _tid at TS(tid); no _deleted (the trigger leaves it alone)
         assertThat(BenchSchema.insertTriggerLikeEntry(Variant.BATCH_AS_TRIGGER)).isEqualTo("INSERT INTO"
                 + " bench_batch_as_trigger.idx_revisions_by_a_ever (a, key, value, \"_tid\") VALUES (?, ?, ?, ?) USING TIMESTAMP ?");
-        // the rows-table row: a _keys element, no row marker, no _w (versioned), keyed like the base partition
+        // the rows-table row: a _keys element and the newest-write cells, no row marker, no _w (versioned), keyed like the base partition
         assertThat(BenchSchema.updateVersionedRows(Variant.BATCH_AS_TRIGGER)).isEqualTo(
-                "UPDATE bench_batch_as_trigger.idx_revisions__rows SET \"_keys\" = \"_keys\" + ? WHERE key = ?");
+                "UPDATE bench_batch_as_trigger.idx_revisions__rows SET \"_keys\" = \"_keys\" + ?, \"_whi\" = ?, \"_wlo\" = ? WHERE key = ?");
         assertThat(BenchSchema.insertMarker(Variant.BATCH_AS_TRIGGER)).startsWith("INSERT INTO bench_batch_as_trigger.queue ");
         assertThat(BenchSchema.flushTargets(Variant.BATCH_AS_TRIGGER)).containsExactly("bench_batch_as_trigger", "system.batches");
         assertThat(BenchSchema.probes(Variant.BATCH_AS_TRIGGER)).extracting(BenchSchema.Probe::cql).containsExactly(
