@@ -84,6 +84,48 @@ class SchemaApplyIT {
         assertThat(again.toString()).contains("nothing to do");
     }
 
+    /**
+     * A rows table made before {@code _whi}/{@code _wlo}: schema apply adds them (no rebuild), the
+     * trigger writes them from the next schema version on, and the service reads them, so a
+     * version written whole twice at once shows the later projection.
+     */
+    @Test
+    void should_add_the_newest_write_columns_to_an_older_rows_table_and_use_them() throws Exception {
+        CqlSession s = SharedCluster.session();
+        String ks = "it_newest_writes";
+        s.execute("CREATE KEYSPACE IF NOT EXISTS " + ks + " WITH replication = " + SharedCluster.REPLICATION);
+        s.execute(SimpleStatement.newInstance("CREATE TABLE IF NOT EXISTS " + ks + ".revisions (key text, tid timeuuid, length varint, value text,"
+                + " PRIMARY KEY ((key), tid)) WITH CLUSTERING ORDER BY (tid DESC)").setTimeout(Duration.ofSeconds(60)));
+        io.cassandragsi.schema.TableDef def = SharedCluster.example("revisions", ks);
+        String older = io.cassandragsi.schema.RowsLayout.createTable(def).replace(",\n  \"_whi\" bigint", "").replace(",\n  \"_wlo\" bigint", "");
+        assertThat(older).doesNotContain("_whi").doesNotContain("_wlo");
+        s.execute(SimpleStatement.newInstance(older).setTimeout(Duration.ofSeconds(60)));
+
+        StringWriter out = new StringWriter();
+        new SchemaApplier(GsiConfig.defaults(), new PrintWriter(out, true), new PrintWriter(out, true)).apply(s, List.of(def),
+                SharedCluster.REPLICATION, false);
+        assertThat(out.toString()).contains("add _whi and _wlo to rows table " + ks + ".idx_revisions__rows");
+        s.checkSchemaAgreement();
+
+        UUID tid = com.datastax.oss.driver.api.core.uuid.Uuids.timeBased();
+        PreparedStatement insert = s.prepare("INSERT INTO " + ks + ".revisions (key, tid, length, value) VALUES ('k', ?, 7, ?)");
+        s.execute(insert.bind(tid, "zz"));
+        s.execute(insert.bind(tid, "aa"));
+        assertThat(s.execute(SimpleStatement.newInstance("SELECT \"_whi\", \"_wlo\" FROM " + ks + ".idx_revisions__rows WHERE key = 'k'")).one())
+                .satisfies(r -> assertThat(r.getLong(0)).as("two writes: the latest and the earliest").isNotEqualTo(Long.MAX_VALUE - r.getLong(1)));
+        try (RepairService service = new RepairService(s, GsiConfig.defaults()).start();
+                io.cassandragsi.repair.read.IndexReader reader = new io.cassandragsi.repair.read.IndexReader(s,
+                        new io.cassandragsi.repair.store.Catalog(s), null, com.datastax.oss.driver.api.core.ConsistencyLevel.LOCAL_QUORUM, null, 32)) {
+            long deadline = System.currentTimeMillis() + 30_000;
+            List<java.util.Map<String, Object>> items;
+            do {
+                Thread.sleep(200);
+                items = reader.read(io.cassandragsi.repair.read.IndexReader.Query.of(ks, "revisions", "by_length", "7")).items();
+            } while (!(items.size() == 1 && "aa".equals(items.get(0).get("value"))) && System.currentTimeMillis() < deadline);
+            assertThat(items).extracting(i -> i.get("value")).as("the later write's value, not the greater one").containsExactly("aa");
+        }
+    }
+
     @Test
     void should_refuse_to_start_the_service_and_jobs_naming_the_missing_table_until_schema_apply_creates_it() {
         CqlSession s = SharedCluster.session();
