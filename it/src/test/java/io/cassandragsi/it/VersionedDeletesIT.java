@@ -465,10 +465,7 @@ class VersionedDeletesIT {
      */
     @Test
     void should_take_the_rewritten_projection_when_a_version_is_rewritten_at_once() throws Exception {
-        UUID tid = Uuids.timeBased();
-        session.execute(SimpleStatement.newInstance("INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES ('pr', ?, 104, 'zz')", tid));
-        session.execute(SimpleStatement.newInstance("UPDATE " + KS + ".revisions SET value = 'aa' WHERE key = 'pr' AND tid = ?", tid));
-        try (RepairService service = new RepairService(session, GsiConfig.defaults()).start()) {
+        try (RepairService service = writtenTwiceAtOnce("pr", 104, "UPDATE " + KS + ".revisions SET value = 'aa' WHERE key = 'pr' AND tid = ?")) {
             assertThat(awaitValue(104, "aa")).extracting(m -> m.get("value")).as("the base's value, not the greater one").containsExactly("aa");
         }
     }
@@ -481,10 +478,8 @@ class VersionedDeletesIT {
      */
     @Test
     void should_take_the_later_projection_when_a_version_is_written_whole_twice_at_once() throws Exception {
-        UUID tid = Uuids.timeBased();
-        session.execute(SimpleStatement.newInstance("INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES ('ww', ?, 106, 'zz')", tid));
-        session.execute(SimpleStatement.newInstance("INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES ('ww', ?, 106, 'aa')", tid));
-        try (RepairService service = new RepairService(session, GsiConfig.defaults()).start()) {
+        try (RepairService service = writtenTwiceAtOnce("ww", 106,
+                "INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES ('ww', ?, 106, 'aa')")) {
             assertThat(awaitValue(106, "aa")).extracting(m -> m.get("value")).as("the later write's value, not the greater one").containsExactly("aa");
             assertThat(((Number) service.status().get("rewrites")).longValue()).as("found by the diff").isPositive();
         }
@@ -526,6 +521,18 @@ class VersionedDeletesIT {
             assertThat(service.status()).as("the version's marker is not retried for ten minutes").containsEntry("pending_retries", 0)
                     .containsEntry("gave_up", 0L);
         }
+    }
+
+    /**
+     * A version of {@code key} written with {@code length} and the value 'zz', then at once again by
+     * {@code rewrite} (its one bind value: the tid), before the service runs; the service, started.
+     */
+    private static RepairService writtenTwiceAtOnce(String key, int length, String rewrite) {
+        UUID tid = Uuids.timeBased();
+        session.execute(SimpleStatement.newInstance("INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES (?, ?, ?, 'zz')", key, tid,
+                BigInteger.valueOf(length)));
+        session.execute(SimpleStatement.newInstance(rewrite, tid));
+        return new RepairService(session, GsiConfig.defaults()).start();
     }
 
     /** The items of by_length/{length} once they are one item with this value, or as they are after 30 s. */

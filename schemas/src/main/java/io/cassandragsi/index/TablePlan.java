@@ -95,11 +95,7 @@ public final class TablePlan {
      * #MAX_KEY_BYTES}), and whether the write carried every index's key attributes (so that every
      * entry key of the version is known, projections aside).
      */
-    public record Derivation(List<Entry> entries, boolean complete, List<IndexPlan> oversized, boolean keysKnown) {
-        public Derivation(List<Entry> entries, boolean complete) {
-            this(entries, complete, List.of(), complete);
-        }
-    }
+    public record Derivation(List<Entry> entries, boolean complete, List<IndexPlan> oversized, boolean keysKnown) {}
 
     /**
      * Derives the index entries of one version from what the write carries. An index whose key

@@ -559,7 +559,7 @@ final class CompiledTable {
     }
 
     /** True when the rows table has {@code _whi} and {@code _wlo} (not one made before them: schema apply adds them). */
-    boolean recordsNewestWrites() {
+    private boolean recordsNewestWrites() {
         return rows != null && rows.newestHi() != null && rows.newestLo() != null;
     }
 
@@ -571,11 +571,16 @@ final class CompiledTable {
      * carried every indexed key attribute, its write timestamp in {@code _whi} and {@code _wlo}: among
      * writes of one version Cassandra keeps the greater value of each, so the two differ once that
      * version has been written twice at different timestamps (a rewrite whose projections tie).
+     * Null when the update gives the row nothing to record.
      */
     Row versionedRowsRow(List<ByteBuffer> prefix, VersionedRecord record) {
+        boolean newest = record.newestTs != Long.MIN_VALUE && recordsNewestWrites();
+        if (!newest && record.keys.isEmpty()) {
+            return null;
+        }
         Row.Builder builder = BTreeRow.unsortedBuilder();
         builder.newRow(prefix.isEmpty() ? Clustering.EMPTY : Clustering.make(prefix.toArray(new ByteBuffer[0])));
-        if (record.newestTs != Long.MIN_VALUE && recordsNewestWrites()) {
+        if (newest) {
             builder.addCell(BufferCell.live(rows.newestHi(), record.newestTs, ByteBufferUtil.bytes(record.newestWrite)));
             builder.addCell(BufferCell.live(rows.newestLo(), record.newestTs, ByteBufferUtil.bytes(RowsLayout.newestLo(record.newestWrite))));
         }

@@ -152,8 +152,9 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
         if (!cas && table.recordsKeys()) {
             List<Row> rowsOut = new ArrayList<>(recorded.size());
             recorded.forEach((prefix, record) -> {
-                if (!record.keys.isEmpty() || (record.newestTs != Long.MIN_VALUE && table.recordsNewestWrites())) {
-                    rowsOut.add(table.versionedRowsRow(prefix, record));
+                Row row = table.versionedRowsRow(prefix, record);
+                if (row != null) {
+                    rowsOut.add(row);
                 }
             });
             if (!rowsOut.isEmpty()) {
