@@ -433,6 +433,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
         // the end-to-end variants: the repair service in its own JVM, reading the queue from now on (the
         // markers of the other variants' phases are not its work), stopped once it has drained this phase's
         ServiceProcess service = v.e2e() ? startService() : null;
+        long mismatches0 = probe.digestMismatches();
         long serviceCpu0 = service == null ? 0 : service.cpuNanos();
         List<Optional<long[]>> machine = new ArrayList<>(2);
         Instant[] times = new Instant[2];
@@ -471,6 +472,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
                 times[1] = Instant.now();
             }
         }
+        long mismatches = probe.digestMismatches() - mismatches0; // the service's reads included, as its CPU is
         long flushStart = System.nanoTime();
         long flushCpu0 = probe.nodeCpuNanos();
         for (String target : BenchSchema.flushTargets(v)) {
@@ -484,7 +486,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
         }
         return new PhaseResult(v, round, times[0], times[1], counts.nanos() / 1e9 + drain, counts.writes(), counts.errors(),
                 cpu[1] - cpu[0], flushCpu, flushSeconds, settled, cpu[3] - cpu[2],
-                NodeProbe.busyCores(machine.get(0), machine.get(1), cores), counts.firstError(), serviceCpu, drain);
+                NodeProbe.busyCores(machine.get(0), machine.get(1), cores), counts.firstError(), serviceCpu, drain, mismatches);
     }
 
     /** Starts the repair service for an end-to-end phase, its shards' checkpoints moved to now first. */

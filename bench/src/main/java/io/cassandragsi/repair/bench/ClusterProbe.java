@@ -44,6 +44,15 @@ final class ClusterProbe implements AutoCloseable {
         return sum;
     }
 
+    /** Digest mismatches all nodes have met as coordinators since they started ({@link NodeProbe#digestMismatches}). */
+    long digestMismatches() {
+        long sum = 0;
+        for (NodeProbe n : nodes) {
+            sum += n.digestMismatches();
+        }
+        return sum;
+    }
+
     /** Flushes {@code target} (a keyspace or {@code keyspace.table}) on every node. */
     void flush(String target) {
         nodes.forEach(n -> n.flush(target));

@@ -26,6 +26,7 @@ final class NodeProbe implements AutoCloseable {
     private static final String STORAGE_SERVICE = "org.apache.cassandra.db:type=StorageService";
     private static final String COMPACTION_MANAGER = "org.apache.cassandra.db:type=CompactionManager";
     private static final String PENDING_COMPACTIONS = "org.apache.cassandra.metrics:type=Compaction,name=PendingTasks";
+    private static final String RECONCILE_READS = "org.apache.cassandra.metrics:type=ReadRepair,name=ReconcileRead";
 
     private final long pid;
     private final long clockTicksPerSecond;
@@ -204,6 +205,19 @@ final class NodeProbe implements AutoCloseable {
                 return false;
             }
             Thread.sleep(500);
+        }
+    }
+
+    /**
+     * Reads this node coordinated whose replicas disagreed (digest mismatches), since it started:
+     * each cost full data reads and, where the table has blocking read repair, repair writes.
+     */
+    long digestMismatches() {
+        try {
+            Object count = mbeans.getAttribute(new ObjectName(RECONCILE_READS), "Count");
+            return count instanceof Number n ? n.longValue() : 0;
+        } catch (Exception e) {
+            throw new CommandFailedException("reading the read repair meter over JMX failed: " + e, e);
         }
     }
 

@@ -12,6 +12,9 @@ import java.time.Instant;
  *     and everything else), or NaN where /proc/stat cannot be read
  * @param settled whether compactions had finished when the wait after the phase ended
  * @param firstError the first failure's message, or null
+ * @param digestMismatches reads the nodes' coordinators had to reconcile during the phase, summed
+ *     over the nodes (Cassandra's ReadRepair.ReconcileRead meter): replicas that disagreed, which
+ *     costs full data reads and blocking read repair; always 0 on one node
  */
 record PhaseResult(
         Variant variant,
@@ -29,12 +32,13 @@ record PhaseResult(
         double machineBusyCores,
         String firstError,
         long serviceCpuNanos,
-        double drainSeconds) {
+        double drainSeconds,
+        long digestMismatches) {
 
     PhaseResult(Variant variant, int round, Instant started, Instant ended, double seconds, long writes, long errors, long nodeCpuNanos,
             long flushNodeCpuNanos, double flushSeconds, boolean settled, long clientCpuNanos, double machineBusyCores, String firstError) {
         this(variant, round, started, ended, seconds, writes, errors, nodeCpuNanos, flushNodeCpuNanos, flushSeconds, settled, clientCpuNanos,
-                machineBusyCores, firstError, 0, 0);
+                machineBusyCores, firstError, 0, 0, 0);
     }
 
     /** The repair service's CPU per acknowledged write (end-to-end variants; 0 for the others), in µs. */

@@ -250,6 +250,9 @@ final class WriteReport {
         if (p.variant().e2e()) {
             sb.append(String.format(Locale.ROOT, "  service %s us/w, drained in %.1f s", fixed(p.serviceCpuUsPerWrite(), 1), p.drainSeconds()));
         }
+        if (p.digestMismatches() > 0) {
+            sb.append(String.format(Locale.ROOT, "  digest mismatches %,d", p.digestMismatches()));
+        }
         if (!p.settled()) {
             sb.append("  (compactions still running)");
         }
@@ -341,6 +344,7 @@ final class WriteReport {
             }
             put(n, "machine_busy_cores", p.machineBusyCores(), 2);
             put(n, "other_busy_cores", p.otherBusyCores(), 2);
+            n.put("digest_mismatches", p.digestMismatches());
             if (p.firstError() != null) {
                 n.put("first_error", p.firstError());
             }

@@ -144,6 +144,16 @@ class WriteReportTest {
         assertThat(WriteReport.progressLine(phase(Variant.MV, 2, 4_000, 60), 3)).startsWith("round 2/3 mv ");
     }
 
+    @Test
+    void should_show_digest_mismatches_in_the_progress_line_and_json_only_where_replicas_disagreed() throws Exception {
+        PhaseResult disagreed = new PhaseResult(Variant.GSI_1_E2E, 1, T0, T0.plusSeconds(10), 10.0, 8_000, 0, 80_000_000L, 0, 1.0, true,
+                0, 1.9, null, 30_000_000L, 1.5, 1_234);
+        assertThat(WriteReport.progressLine(disagreed, 2)).contains("service 3.8 us/w", "digest mismatches 1,234");
+        assertThat(WriteReport.progressLine(phase(Variant.GSI_1, 1, 4_000, 60), 2)).doesNotContain("digest");
+        JsonNode json = new ObjectMapper().readTree(WriteReport.of(List.of(Variant.GSI_1_E2E), List.of(disagreed), config()).jsonText());
+        assertThat(json.at("/phases/0/digest_mismatches").asLong()).isEqualTo(1_234);
+    }
+
     /** Both tables, one round: unindexed 10,000, gsi-1 5,000; unindexed-u 12,000, gsi-1-u 4,000, mv-u 5,000. */
     private static WriteReport withUnversioned() {
         List<PhaseResult> phases = List.of(
