@@ -430,10 +430,10 @@ public final class BenchWriteCommand implements Callable<Integer> {
             Settings settings, ClusterProbe probe) throws InterruptedException {
         int cores = Runtime.getRuntime().availableProcessors();
         long[] cpu = new long[4];
+        long[] mismatches = new long[2]; // over the same window as the node's CPU
         // the end-to-end variants: the repair service in its own JVM, reading the queue from now on (the
         // markers of the other variants' phases are not its work), stopped once it has drained this phase's
         ServiceProcess service = v.e2e() ? startService() : null;
-        long mismatches0 = probe.digestMismatches();
         long serviceCpu0 = service == null ? 0 : service.cpuNanos();
         List<Optional<long[]>> machine = new ArrayList<>(2);
         Instant[] times = new Instant[2];
@@ -443,12 +443,14 @@ public final class BenchWriteCommand implements Callable<Integer> {
                 times[0] = Instant.now();
                 machine.add(NodeProbe.machineJiffies());
                 cpu[0] = probe.nodeCpuNanos();
+                mismatches[0] = probe.digestMismatches();
                 cpu[2] = NodeProbe.clientCpuNanos();
             }
 
             @Override
             public void closed() {
                 cpu[1] = probe.nodeCpuNanos();
+                mismatches[1] = probe.digestMismatches();
                 cpu[3] = NodeProbe.clientCpuNanos();
                 machine.add(NodeProbe.machineJiffies());
                 times[1] = Instant.now();
@@ -469,10 +471,10 @@ public final class BenchWriteCommand implements Callable<Integer> {
                 drain = service.awaitDrained(Duration.ofMinutes(5));
                 serviceCpu = service.cpuNanos() - serviceCpu0;
                 cpu[1] = probe.nodeCpuNanos(); // the node's work for the service is part of the write's cost
+                mismatches[1] = probe.digestMismatches();
                 times[1] = Instant.now();
             }
         }
-        long mismatches = probe.digestMismatches() - mismatches0; // the service's reads included, as its CPU is
         long flushStart = System.nanoTime();
         long flushCpu0 = probe.nodeCpuNanos();
         for (String target : BenchSchema.flushTargets(v)) {
@@ -486,7 +488,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
         }
         return new PhaseResult(v, round, times[0], times[1], counts.nanos() / 1e9 + drain, counts.writes(), counts.errors(),
                 cpu[1] - cpu[0], flushCpu, flushSeconds, settled, cpu[3] - cpu[2],
-                NodeProbe.busyCores(machine.get(0), machine.get(1), cores), counts.firstError(), serviceCpu, drain, mismatches);
+                NodeProbe.busyCores(machine.get(0), machine.get(1), cores), counts.firstError(), serviceCpu, drain, mismatches[1] - mismatches[0]);
     }
 
     /** Starts the repair service for an end-to-end phase, its shards' checkpoints moved to now first. */

@@ -37,20 +37,12 @@ final class ClusterProbe implements AutoCloseable {
 
     /** CPU time (user + system) all nodes have used since they started. */
     long nodeCpuNanos() {
-        long sum = 0;
-        for (NodeProbe n : nodes) {
-            sum += n.nodeCpuNanos();
-        }
-        return sum;
+        return nodes.stream().mapToLong(NodeProbe::nodeCpuNanos).sum();
     }
 
     /** Digest mismatches all nodes have met as coordinators since they started ({@link NodeProbe#digestMismatches}). */
     long digestMismatches() {
-        long sum = 0;
-        for (NodeProbe n : nodes) {
-            sum += n.digestMismatches();
-        }
-        return sum;
+        return nodes.stream().mapToLong(NodeProbe::digestMismatches).sum();
     }
 
     /** Flushes {@code target} (a keyspace or {@code keyspace.table}) on every node. */
