@@ -22,6 +22,15 @@ public final class CqlGenerator {
     /** The comment of an index table holds its definition under this key. */
     public static final String COMMENT_KEY = "gsi";
     public static final int COMMENT_FORMAT = 1;
+    /**
+     * The layout of the tables this version reads and writes (index tables, rows tables, the
+     * project keyspace's tables; docs/design.md section 3), stamped on every index table's comment
+     * by {@code schema apply}. The trigger and the service maintain only index tables of this
+     * layout; {@code schema apply} migrates older ones. 1: comments without a layout (rows tables
+     * possibly missing or without {@code _vkeys}, {@code _whi}, {@code _wlo}). 2: every table
+     * complete, and the in-node maintainer's progress table.
+     */
+    public static final int LAYOUT = 2;
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -102,6 +111,7 @@ public final class CqlGenerator {
         ObjectNode root = MAPPER.createObjectNode();
         ObjectNode gsi = root.putObject(COMMENT_KEY);
         gsi.put("format", COMMENT_FORMAT);
+        gsi.put("layout", LAYOUT);
         gsi.put("table", def.table());
         gsi.put("index", indexName);
         if (retired) {
@@ -115,8 +125,12 @@ public final class CqlGenerator {
         }
     }
 
-    /** What an index table's comment says, or null when it is not one of ours. */
-    public record IndexComment(String table, String index, TableDef definition, boolean retired) {}
+    /** What an index table's comment says, or null when it is not one of ours; {@code layout} 1 when it names none. */
+    public record IndexComment(String table, String index, TableDef definition, boolean retired, int layout) {
+        public IndexComment(String table, String index, TableDef definition, boolean retired) {
+            this(table, index, definition, retired, LAYOUT);
+        }
+    }
 
     /**
      * Reads an index table's comment. Returns null for comments that are not ours; throws
@@ -141,7 +155,7 @@ public final class CqlGenerator {
         if (def.index(index) == null) {
             throw new DefinitionException(source, index, null, "index table comment names an index its definition lacks");
         }
-        return new IndexComment(gsi.path("table").asText(), index, def, gsi.path("retired").asBoolean(false));
+        return new IndexComment(gsi.path("table").asText(), index, def, gsi.path("retired").asBoolean(false), gsi.path("layout").asInt(1));
     }
 
     private static String primaryKey(List<Column> partition, List<Column> clustering) {

@@ -16,6 +16,8 @@ import java.util.function.Predicate;
  * time, so while it runs the comments hold two generations. The rule:
  * <ol>
  *   <li>a retired index table is not maintained, and says nothing about the definition;
+ *   <li>an index table of another layout ({@link CqlGenerator#LAYOUT}) is not maintained until
+ *       {@code schema apply} migrates it;
  *   <li>an index table that does not fit the live tables (the caller's check, see {@link #misfit})
  *       is not maintained, and its definition is not a candidate;
  *   <li>the newest definition is the one with the most attributes (the first such);
@@ -39,7 +41,9 @@ public final class DefinitionResolver {
         /** It was made from an older definition that disagrees with the newest one. */
         OUTDATED,
         /** The newest definition lacks its index. */
-        DROPPED
+        DROPPED,
+        /** It was made by a version of cassandra-gsi with another table layout ({@link CqlGenerator#LAYOUT}): schema apply migrates it. */
+        LAYOUT
     }
 
     /** An index table that is maintained, with its index as the newest definition has it. */
@@ -77,6 +81,11 @@ public final class DefinitionResolver {
         for (Found f : found) {
             CqlGenerator.IndexComment c = f.comment();
             if (c.retired()) {
+                continue;
+            }
+            if (c.layout() != CqlGenerator.LAYOUT) {
+                skipped.add(new Skipped(f.indexTable(), c.index(), Reason.LAYOUT, "index table was made by a version of cassandra-gsi with"
+                        + " table layout " + c.layout() + ", this one needs layout " + CqlGenerator.LAYOUT + ": run ./gsi schema apply"));
                 continue;
             }
             String problem = misfit.apply(f.indexTable(), c);
