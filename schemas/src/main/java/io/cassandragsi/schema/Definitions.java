@@ -32,7 +32,7 @@ public final class Definitions {
     public static final int MAX_ATTRIBUTE_NAME = 128;
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_]*");
-    private static final Set<String> TOP_LEVEL = Set.of("keyspace", "table", "versioned", "attributes", "index", "secondaryIndexes");
+    private static final Set<String> TOP_LEVEL = Set.of("keyspace", "table", "versioned", "maintenance", "attributes", "index", "secondaryIndexes");
     private static final Set<String> ELEMENT_KEYS = Set.of("type", "attribute", "order");
     private static final Set<String> RESERVED_KEYSPACES = Set.of(
             "system", "system_schema", "system_auth", "system_distributed", "system_traces",
@@ -78,6 +78,9 @@ public final class Definitions {
         root.put("table", def.table());
         if (def.versionedFlag() != null) {
             root.put("versioned", def.versionedFlag());
+        }
+        if (def.maintenance() != Maintenance.SERVICE) {
+            root.put("maintenance", def.maintenance().jsonName());
         }
         ObjectNode attrs = root.putObject("attributes");
         def.attributes().forEach((k, v) -> attrs.put(k, v.jsonName()));
@@ -125,7 +128,7 @@ public final class Definitions {
             for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
                 String field = it.next();
                 if (!TOP_LEVEL.contains(field)) {
-                    throw error(null, null, "unknown field '" + field + "' (expected: keyspace, table, versioned, attributes, index, secondaryIndexes)");
+                    throw error(null, null, "unknown field '" + field + "' (expected: keyspace, table, versioned, maintenance, attributes, index, secondaryIndexes)");
                 }
             }
             String keyspace = name(root.get("keyspace"), "keyspace", MAX_KEYSPACE_NAME);
@@ -173,7 +176,16 @@ public final class Definitions {
                 }
                 versioned = versionedNode.asBoolean();
             }
-            TableDef def = new TableDef(keyspace, table, attributes, partition, clustering, versioned);
+            Maintenance maintenance = Maintenance.SERVICE;
+            JsonNode maintenanceNode = root.get("maintenance");
+            if (maintenanceNode != null && !maintenanceNode.isNull()) {
+                maintenance = maintenanceNode.isTextual() ? Maintenance.fromJson(maintenanceNode.asText()) : null;
+                if (maintenance == null) {
+                    throw error(null, null, "'maintenance' must be \"service\" (the default: the repair service runs the sibling diffs) or"
+                            + " \"node\" (the node that ran the trigger runs them), not " + maintenanceNode);
+                }
+            }
+            TableDef def = new TableDef(keyspace, table, attributes, partition, clustering, versioned, maintenance);
             if (Boolean.TRUE.equals(versioned) && !def.endsInTimeuuid()) {
                 Column last = def.primaryKey().get(def.primaryKey().size() - 1);
                 throw error(null, last.name(), "\"versioned\": true needs the last primary-key attribute to be a timeuuid range attribute"

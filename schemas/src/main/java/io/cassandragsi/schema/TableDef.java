@@ -19,6 +19,8 @@ public final class TableDef {
     private final Map<String, Index> indexes = new LinkedHashMap<>();
     /** The definition's {@code "versioned"}: null when left out (versioned iff the key ends in a timeuuid). */
     private final Boolean versionedFlag;
+    /** The definition's {@code "maintenance"} (default: the repair service). */
+    private final Maintenance maintenance;
 
     TableDef(
             String keyspace,
@@ -26,8 +28,10 @@ public final class TableDef {
             Map<String, AttrType> attributes,
             List<Column> partitionKey,
             List<Column> clustering,
-            Boolean versionedFlag) {
+            Boolean versionedFlag,
+            Maintenance maintenance) {
         this.versionedFlag = versionedFlag;
+        this.maintenance = maintenance;
         this.keyspace = keyspace;
         this.table = table;
         this.attributes = Collections.unmodifiableMap(new LinkedHashMap<>(attributes));
@@ -98,6 +102,11 @@ public final class TableDef {
      */
     public boolean versioned() {
         return tid() != null;
+    }
+
+    /** Who runs the table's sibling diffs: the repair service (default) or the node that ran the trigger. */
+    public Maintenance maintenance() {
+        return maintenance;
     }
 
     /** The definition's {@code "versioned"} as written: null when left out. */

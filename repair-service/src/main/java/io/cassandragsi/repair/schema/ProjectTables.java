@@ -4,6 +4,7 @@ import io.cassandragsi.repair.jobs.JobsTable;
 import io.cassandragsi.repair.store.CheckpointsTable;
 import io.cassandragsi.repair.store.InstancesTable;
 import io.cassandragsi.repair.store.LeasesTable;
+import io.cassandragsi.schema.NodeProgressLayout;
 import io.cassandragsi.schema.QueueLayout;
 import java.util.List;
 
@@ -23,6 +24,7 @@ public final class ProjectTables {
     public static List<Table> all(String keyspace, QueueLayout.Settings queue) {
         return List.of(
                 new Table(QueueLayout.TABLE, "work queue", QueueLayout.createTable(keyspace, queue)),
+                new Table(NodeProgressLayout.TABLE, "in-node maintainers' progress", NodeProgressLayout.createTable(keyspace, queue)),
                 new Table(CheckpointsTable.TABLE, CheckpointsTable.WHAT, CheckpointsTable.createStatement(keyspace)),
                 new Table(LeasesTable.TABLE, LeasesTable.WHAT, LeasesTable.createStatement(keyspace)),
                 new Table(InstancesTable.TABLE, InstancesTable.WHAT, InstancesTable.createStatement(keyspace)),

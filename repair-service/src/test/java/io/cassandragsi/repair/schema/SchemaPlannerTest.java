@@ -77,13 +77,15 @@ class SchemaPlannerTest {
         assertThat(plan.warnings()).as("only the projection of text values, for the new index that has one").singleElement().asString()
                 .startsWith("wiki.revisions: index 'by_length' projects value (string): each write copies");
         List<String> generated = new java.util.ArrayList<>(CqlGenerator.all(revisions(), "gsi", REPLICATION).stream().map(Statement::cql).toList());
-        generated.addAll(2, List.of(CheckpointsTable.createStatement("gsi"), LeasesTable.createStatement("gsi"),
+        generated.addAll(2, List.of(io.cassandragsi.schema.NodeProgressLayout.createTable("gsi", io.cassandragsi.schema.QueueLayout.Settings.defaults()),
+                CheckpointsTable.createStatement("gsi"), LeasesTable.createStatement("gsi"),
                 InstancesTable.createStatement("gsi"), JobsTable.createStatement("gsi")));
         assertThat(plan.statements().stream().map(Statement::cql).toList()).as("the generator's, the service's tables after the queue")
                 .isEqualTo(generated);
         assertThat(purposes(plan)).containsExactly(
                 "create project keyspace gsi",
                 "create work queue gsi.queue",
+                "create in-node maintainers' progress gsi.node_progress",
                 "create shard checkpoints gsi.checkpoints",
                 "create shard leases gsi.leases",
                 "create service instances gsi.instances",
@@ -369,7 +371,8 @@ class SchemaPlannerTest {
     @Test
     void should_not_create_project_keyspace_when_it_exists_without_queue() {
         Plan plan = plan(LiveSchema.empty().withKeyspace("gsi"), revisions());
-        assertThat(purposes(plan)).startsWith("create work queue gsi.queue", "create shard checkpoints gsi.checkpoints");
+        assertThat(purposes(plan)).startsWith("create work queue gsi.queue", "create in-node maintainers' progress gsi.node_progress",
+                "create shard checkpoints gsi.checkpoints");
         assertThat(purposes(plan)).doesNotContain("create project keyspace gsi");
     }
 
@@ -379,8 +382,8 @@ class SchemaPlannerTest {
                 .with(LiveFixtures.project("gsi").table("gsi", "leases").orElseThrow());
         Plan plan = plan(live);
         assertThat(plan.errors()).isEmpty();
-        assertThat(purposes(plan)).containsExactly("create shard checkpoints gsi.checkpoints", "create service instances gsi.instances",
-                "create job ledger gsi.jobs");
+        assertThat(purposes(plan)).containsExactly("create in-node maintainers' progress gsi.node_progress",
+                "create shard checkpoints gsi.checkpoints", "create service instances gsi.instances", "create job ledger gsi.jobs");
         assertThat(plan.statements()).allSatisfy(s -> assertThat(s.cql()).startsWith("CREATE TABLE IF NOT EXISTS \"gsi\"."));
     }
 
@@ -402,7 +405,7 @@ class SchemaPlannerTest {
     void should_create_the_project_tables_when_there_is_no_definition() {
         Plan plan = plan(LiveSchema.empty());
         assertThat(purposes(plan)).containsExactly("create project keyspace gsi", "create work queue gsi.queue",
-                "create shard checkpoints gsi.checkpoints", "create shard leases gsi.leases", "create service instances gsi.instances",
+                "create in-node maintainers' progress gsi.node_progress", "create shard checkpoints gsi.checkpoints", "create shard leases gsi.leases", "create service instances gsi.instances",
                 "create job ledger gsi.jobs");
         assertThat(plan(LiveFixtures.project("gsi")).statements()).as("and nothing once they exist").isEmpty();
     }
