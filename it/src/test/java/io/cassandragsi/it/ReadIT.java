@@ -1,5 +1,6 @@
 package io.cassandragsi.it;
 
+import io.cassandragsi.maintain.MarkerGroup;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.datastax.oss.driver.api.core.CqlSession;
@@ -218,11 +219,11 @@ class ReadIT {
         session.execute(SimpleStatement.newInstance("INSERT INTO " + ks + ".idx_revisions_by_length_ever (length, key, \"_tid\", value)"
                 + " VALUES (2, ?, ?, 'b') USING TIMESTAMP ?", key, t2, ts2));
         var repairer = server.service().repairer();
-        var group = new io.cassandragsi.repair.queue.MarkerGroup(ks, "revisions", ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8)),
+        var group = new MarkerGroup(ks, "revisions", ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8)),
                 io.cassandragsi.schema.Composite.encode(List.of()), t1, t1, io.cassandragsi.schema.QueueLayout.FLAG_DELETE,
                 List.of(Tids.fromTicks(ts, 3)), Tids.fromTicks(ts, 3), false);
         io.cassandragsi.repair.queue.Repairer.Sink sink = statements -> statements.forEach(session::execute);
-        assertThat(repairer.repair(group, null, sink)).isEqualTo(io.cassandragsi.repair.queue.Repairer.Outcome.AGAIN);
+        assertThat(repairer.repair(group, null, sink)).isEqualTo(io.cassandragsi.maintain.Outcome.AGAIN);
 
         var entry = session.execute(SimpleStatement.newInstance("SELECT \"_tid\", \"_deleted\" FROM " + ks
                 + ".idx_revisions_by_length_ever WHERE length = 2 AND key = ?", key)).one();

@@ -1,5 +1,6 @@
 package io.cassandragsi.it;
 
+import io.cassandragsi.maintain.Marker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.datastax.oss.driver.api.core.CqlSession;
@@ -105,7 +106,7 @@ class RepairServiceIT {
             long ticks = Tids.ticks(Instant.ofEpochMilli(t0));
             int i = 0;
             for (List<ByteBuffer> rowKey : lateRun.oracle.rows().keySet()) {
-                queue.enqueue(new QueueStore.Marker(Tids.fromTicks(ticks + i, 0x8000000000000000L | i++), "it_late", "revisions",
+                queue.enqueue(new Marker(Tids.fromTicks(ticks + i, 0x8000000000000000L | i++), "it_late", "revisions",
                         rowKey.get(0), Composite.encode(List.of()), null, null, QueueLayout.FLAG_PARTIAL | QueueLayout.FLAG_DELETE),
                         t0, ConsistencyLevel.LOCAL_QUORUM);
             }

@@ -1,7 +1,6 @@
-package io.cassandragsi.repair.queue;
+package io.cassandragsi.maintain;
 
 import io.cassandragsi.index.Tids;
-import io.cassandragsi.repair.store.QueueStore.Marker;
 import io.cassandragsi.schema.QueueLayout;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

@@ -1,12 +1,12 @@
 package io.cassandragsi.repair.jobs;
 
+import io.cassandragsi.maintain.Version;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
-import io.cassandragsi.repair.store.Versions;
 import io.cassandragsi.schema.Column;
 import io.cassandragsi.schema.Cql;
 import io.cassandragsi.schema.RowsLayout;
@@ -29,7 +29,7 @@ final class BaseReads {
     /** Receives the complete versions of one row, ascending. */
     @FunctionalInterface
     interface RowConsumer {
-        void accept(List<ByteBuffer> rowKey, List<Versions.Version> versions) throws InterruptedException;
+        void accept(List<ByteBuffer> rowKey, List<Version> versions) throws InterruptedException;
     }
 
     private final CqlSession session;
@@ -58,15 +58,15 @@ final class BaseReads {
                 + rowKey.stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND ")));
     }
 
-    private Versions.Version version(Row r) {
+    private Version version(Row r) {
         ByteBuffer[] values = new ByteBuffer[attributes];
         for (int i = 0; i < attributes; i++) {
             values[i] = r.getBytesUnsafe(i);
         }
-        return new Versions.Version(values, tidAttribute);
+        return new Version(values, tidAttribute);
     }
 
-    List<ByteBuffer> rowKey(Versions.Version v) {
+    List<ByteBuffer> rowKey(Version v) {
         ByteBuffer[] key = new ByteBuffer[rowKeyAttributes.length];
         for (int i = 0; i < key.length; i++) {
             key[i] = v.values()[rowKeyAttributes[i]];
@@ -80,11 +80,11 @@ final class BaseReads {
      * false when {@code stop} said so before the range was exhausted.
      */
     boolean scan(TokenRange range, RowConsumer consumer, BooleanSupplier stop) throws InterruptedException {
-        List<Versions.Version> current = new ArrayList<>();
+        List<Version> current = new ArrayList<>();
         List<ByteBuffer> currentKey = null;
         for (Row r : session.execute(scan.bind(range.start(), range.end()).setConsistencyLevel(cl).setPageSize(pageSize)
                 .setIdempotent(true))) {
-            Versions.Version v = version(r);
+            Version v = version(r);
             List<ByteBuffer> key = rowKey(v);
             if (currentKey != null && !key.equals(currentKey)) {
                 if (stop.getAsBoolean()) {
@@ -105,27 +105,27 @@ final class BaseReads {
         return true;
     }
 
-    private static void flush(RowConsumer consumer, List<ByteBuffer> key, List<Versions.Version> versions) throws InterruptedException {
-        versions.sort(Versions.ASCENDING);
+    private static void flush(RowConsumer consumer, List<ByteBuffer> key, List<Version> versions) throws InterruptedException {
+        versions.sort(Version.ASCENDING);
         consumer.accept(key, versions);
     }
 
     /** Every version of one row, ascending (all pages). */
-    CompletionStage<List<Versions.Version>> row(List<ByteBuffer> rowKey) {
+    CompletionStage<List<Version>> row(List<ByteBuffer> rowKey) {
         BoundStatementBuilder b = row.boundStatementBuilder();
         for (int i = 0; i < rowKey.size(); i++) {
             b.setBytesUnsafe(i, rowKey.get(i).duplicate());
         }
-        List<Versions.Version> out = new ArrayList<>();
+        List<Version> out = new ArrayList<>();
         return session.executeAsync(b.setConsistencyLevel(cl).setPageSize(pageSize).setIdempotence(true).build())
                 .thenCompose(rs -> collect(rs, out))
                 .thenApply(v -> {
-                    out.sort(Versions.ASCENDING);
+                    out.sort(Version.ASCENDING);
                     return out;
                 });
     }
 
-    private CompletionStage<List<Versions.Version>> collect(AsyncResultSet rs, List<Versions.Version> out) {
+    private CompletionStage<List<Version>> collect(AsyncResultSet rs, List<Version> out) {
         for (Row r : rs.currentPage()) {
             out.add(version(r));
         }

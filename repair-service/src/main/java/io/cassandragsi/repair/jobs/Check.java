@@ -1,5 +1,6 @@
 package io.cassandragsi.repair.jobs;
 
+import io.cassandragsi.maintain.Version;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.Statement;
@@ -11,7 +12,6 @@ import io.cassandragsi.index.Tids;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.IndexWriter;
-import io.cassandragsi.repair.store.Versions;
 import io.cassandragsi.schema.IndexLayout;
 import java.nio.ByteBuffer;
 import java.time.Instant;
@@ -150,7 +150,7 @@ final class Check {
     // ---------------------------------------------------------------- pass 1: base -> index
 
     /** One base row and the entries each index should have for it. */
-    private record RowWork(List<ByteBuffer> rowKey, List<Versions.Version> versions, Map<IndexPlan, Map<List<ByteBuffer>, EntryCheck.Expected>> expected) {}
+    private record RowWork(List<ByteBuffer> rowKey, List<Version> versions, Map<IndexPlan, Map<List<ByteBuffer>, EntryCheck.Expected>> expected) {}
 
     private boolean baseRange(TokenRange range, BooleanSupplier stop) throws InterruptedException {
         List<RowWork> batch = new ArrayList<>();
@@ -163,7 +163,7 @@ final class Check {
                 expected.put(p, e);
                 keys[0] += e.size();
                 tallies.get(p).expected.add(e.size());
-                for (Versions.Version v : versions) {
+                for (Version v : versions) {
                     if (table.plan.keyTooLarge(p, v)) {
                         tallies.get(p).tooLarge.increment();
                     }
@@ -249,14 +249,14 @@ final class Check {
 
     /** Reads each suspect row and its suspect entries again; counts what still differs, fixes it if asked. */
     private void confirmRows(Map<List<ByteBuffer>, Map<IndexPlan, Set<List<ByteBuffer>>>> suspects) throws InterruptedException {
-        Map<List<ByteBuffer>, CompletableFuture<List<Versions.Version>>> rows = new LinkedHashMap<>();
+        Map<List<ByteBuffer>, CompletableFuture<List<Version>>> rows = new LinkedHashMap<>();
         for (List<ByteBuffer> rowKey : suspects.keySet()) {
             rows.put(rowKey, inFlight.submit(() -> base.row(rowKey)));
         }
         IndexWriter.Round<List<ByteBuffer>> fixes = writer.round(InFlight.ATTEMPTS);
         List<Runnable> verify = new ArrayList<>();
         for (Map.Entry<List<ByteBuffer>, Map<IndexPlan, Set<List<ByteBuffer>>>> row : suspects.entrySet()) {
-            List<Versions.Version> versions = join(rows.get(row.getKey()));
+            List<Version> versions = join(rows.get(row.getKey()));
             Map<IndexPlan, Set<List<ByteBuffer>>> toFix = new IdentityHashMap<>();
             for (Map.Entry<IndexPlan, Set<List<ByteBuffer>>> s : row.getValue().entrySet()) {
                 IndexPlan p = s.getKey();
@@ -296,7 +296,7 @@ final class Check {
      * recompute ({@link VersionRecompute}), which writes above the cells it corrects, so that an
      * entry a recompute or a delete left with later timestamps is fixed too.
      */
-    private void fixRow(List<ByteBuffer> rowKey, List<Versions.Version> versions, Map<IndexPlan, Set<List<ByteBuffer>>> toFix,
+    private void fixRow(List<ByteBuffer> rowKey, List<Version> versions, Map<IndexPlan, Set<List<ByteBuffer>>> toFix,
             IndexWriter.Round<List<ByteBuffer>> pending)
             throws InterruptedException {
         List<TablePlan.IndexWrite> writes = new ArrayList<>();
@@ -315,13 +315,13 @@ final class Check {
             writes.addAll(VersionRecompute.recompute(table.plan, e.getKey(), versions, e.getValue(), entries, Tids.ticks(Instant.now()), true));
         }
         long highest = VersionRecompute.highestTimestamp(writes);
-        if (table.records != null && highest != Long.MIN_VALUE) {
-            table.records.recordRecompute(rowKey, highest, write); // later diffs of this row's versions recompute it (Repairer)
+        if (highest != Long.MIN_VALUE) {
+            // later diffs of this row's versions recompute it (docs/design.md section 6)
+            table.stores(new io.cassandragsi.repair.store.Levels(read, read, write)).now()
+                    .write(List.of(new io.cassandragsi.maintain.RowsWrite.RecordRecompute(rowKey, highest)));
         }
         List<Statement<?>> statements = new ArrayList<>(table.statements(writes, write));
-        if (table.records != null) {
-            statements.addAll(table.records.versionKeysOf(rowKey, writes, write)); // so that a delete of the version finds the entry
-        }
+        statements.addAll(table.records.versionKeysOf(rowKey, writes, write)); // so that a delete of the version finds the entry
         for (Statement<?> st : statements) {
             pending.send(st, rowKey);
         }
@@ -330,7 +330,7 @@ final class Check {
 
     private void verifyRow(List<ByteBuffer> rowKey, Map<IndexPlan, Set<List<ByteBuffer>>> fixed) {
         try {
-            List<Versions.Version> versions = join(inFlight.submit(() -> base.row(rowKey)));
+            List<Version> versions = join(inFlight.submit(() -> base.row(rowKey)));
             for (Map.Entry<IndexPlan, Set<List<ByteBuffer>>> e : fixed.entrySet()) {
                 IndexPlan p = e.getKey();
                 EntryCheck checker = checkers.get(p);
@@ -380,15 +380,15 @@ final class Check {
         return key;
     }
 
-    private Map<List<ByteBuffer>, List<Versions.Version>> rows(Iterable<List<ByteBuffer>> rowKeys) throws InterruptedException {
-        Map<List<ByteBuffer>, CompletableFuture<List<Versions.Version>>> reads = new LinkedHashMap<>();
+    private Map<List<ByteBuffer>, List<Version>> rows(Iterable<List<ByteBuffer>> rowKeys) throws InterruptedException {
+        Map<List<ByteBuffer>, CompletableFuture<List<Version>>> reads = new LinkedHashMap<>();
         for (List<ByteBuffer> k : rowKeys) {
             if (!reads.containsKey(k)) {
                 reads.put(k, inFlight.submit(() -> base.row(k)));
             }
         }
-        Map<List<ByteBuffer>, List<Versions.Version>> out = new LinkedHashMap<>();
-        for (Map.Entry<List<ByteBuffer>, CompletableFuture<List<Versions.Version>>> r : reads.entrySet()) {
+        Map<List<ByteBuffer>, List<Version>> out = new LinkedHashMap<>();
+        for (Map.Entry<List<ByteBuffer>, CompletableFuture<List<Version>>> r : reads.entrySet()) {
             out.put(r.getKey(), join(r.getValue()));
         }
         return out;
@@ -401,7 +401,7 @@ final class Check {
         for (Seen s : batch) {
             rowKeys.add(rowKey(p, s.key()));
         }
-        Map<List<ByteBuffer>, List<Versions.Version>> versions = rows(rowKeys);
+        Map<List<ByteBuffer>, List<Version>> versions = rows(rowKeys);
         Map<List<ByteBuffer>, Set<List<ByteBuffer>>> explained = new LinkedHashMap<>();
         List<Seen> suspects = new ArrayList<>();
         for (int i = 0; i < batch.size(); i++) {
@@ -416,13 +416,13 @@ final class Check {
             return;
         }
         // confirm: the row again (a version may have been in flight) and the entry again
-        Map<List<ByteBuffer>, List<Versions.Version>> fresh = rows(suspects.stream().map(s -> rowKey(p, s.key())).toList());
+        Map<List<ByteBuffer>, List<Version>> fresh = rows(suspects.stream().map(s -> rowKey(p, s.key())).toList());
         Map<List<ByteBuffer>, EntryCheck.Actual> still = actuals(p, suspects.stream().map(Seen::key).toList());
         IndexWriter.Round<List<ByteBuffer>> deletes = writer.round(InFlight.ATTEMPTS);
         List<Seen> deleted = new ArrayList<>();
         long nowTs = Tids.ticks(Instant.now());
         for (Seen s : suspects) {
-            List<Versions.Version> vs = fresh.get(rowKey(p, s.key()));
+            List<Version> vs = fresh.get(rowKey(p, s.key()));
             EntryCheck.Actual a = still.get(s.key());
             if (a == null || checker.expected(vs).containsKey(s.key())) {
                 tally.transients.increment();

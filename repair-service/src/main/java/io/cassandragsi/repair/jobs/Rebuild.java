@@ -1,5 +1,7 @@
 package io.cassandragsi.repair.jobs;
 
+import io.cassandragsi.maintain.CurrentRow;
+import io.cassandragsi.maintain.RowRecord;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.Statement;
@@ -7,9 +9,7 @@ import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.IndexWriter;
-import io.cassandragsi.repair.store.Reconciler;
-import io.cassandragsi.repair.store.RowsTable;
-import io.cassandragsi.repair.store.UnversionedRows;
+import io.cassandragsi.maintain.Reconcile;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -129,17 +129,17 @@ final class Rebuild {
 
     /**
      * One range of an unversioned table: every row of the base and of the rows table (deleted rows
-     * keep their entry keys there) is reconciled as the repair service does ({@link Reconciler}).
+     * keep their entry keys there) is reconciled as the repair service does ({@link Reconcile}).
      */
     private long[] unversionedRange(String jobId, TokenRange range, IndexWriter.Round<TokenRange> pending, Progress progress,
             BooleanSupplier stop) throws InterruptedException {
         long[] counts = new long[2];
-        Map<List<ByteBuffer>, RowsTable.RowRecord> records = new LinkedHashMap<>();
-        for (RowsTable.RowRecord r : table.rows.records().scan(range.start(), range.end(), options.pageSize(), read)) {
+        Map<List<ByteBuffer>, RowRecord> records = new LinkedHashMap<>();
+        for (RowRecord r : table.records.scan(range.start(), range.end(), options.pageSize(), read)) {
             records.put(r.rowKey(), r);
         }
         Set<List<ByteBuffer>> rows = new LinkedHashSet<>(records.keySet());
-        for (UnversionedRows.BaseRow r : table.rows.scanBase(range.start(), range.end(), options.pageSize(), read)) {
+        for (CurrentRow r : table.rows.scanBase(range.start(), range.end(), options.pageSize(), read)) {
             rows.add(r.rowKey());
         }
         for (List<ByteBuffer> rowKey : rows) {
@@ -147,10 +147,11 @@ final class Rebuild {
                 InFlight.await(pending);
                 return null;
             }
-            RowsTable.RowRecord record = records.getOrDefault(rowKey, RowsTable.none(rowKey));
+            RowRecord record = records.getOrDefault(rowKey, RowRecord.none(rowKey));
             List<TablePlan.IndexWrite> writes = new ArrayList<>();
-            for (Reconciler.IndexResult r : Reconciler.reconcile(table, targets, record, table.rows.row(rowKey, read), Long.MIN_VALUE, Long.MAX_VALUE,
-                    Map.of(), true, read, write)) {
+            io.cassandragsi.maintain.Stores stores = table.stores(new io.cassandragsi.repair.store.Levels(read, read, write));
+            for (Reconcile.IndexResult r : Reconcile.row(table.plan, stores.entries(), targets, record, table.rows.row(rowKey, read), Long.MIN_VALUE,
+                    Long.MAX_VALUE, Map.of(), stores.now())) {
                 writes.addAll(r.writes());
             }
             for (Statement<?> st : table.statements(writes, write)) {
@@ -190,13 +191,13 @@ final class Rebuild {
                     }
                 }
             }
-            if (table.records != null && !keys.isEmpty()) {
-                table.records.addKeys(rowKey, keys, 0, write); // so that deletes of these versions find their entries
+            if (!keys.isEmpty()) {
+                // so that deletes of these versions find their entries
+                table.stores(new io.cassandragsi.repair.store.Levels(read, read, write)).now()
+                        .write(List.of(new io.cassandragsi.maintain.RowsWrite.AddKeys(rowKey, keys, 0)));
             }
             List<Statement<?>> statements = new ArrayList<>(table.statements(writes, write));
-            if (table.records != null) {
-                statements.addAll(table.records.versionKeysOf(rowKey, writes, write)); // the same for per-version entries
-            }
+            statements.addAll(table.records.versionKeysOf(rowKey, writes, write)); // the same for per-version entries
             for (Statement<?> st : statements) {
                 pending.send(st, range);
             }

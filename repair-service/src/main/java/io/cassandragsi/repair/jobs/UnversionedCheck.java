@@ -1,5 +1,7 @@
 package io.cassandragsi.repair.jobs;
 
+import io.cassandragsi.maintain.CurrentRow;
+import io.cassandragsi.maintain.RowRecord;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.Statement;
@@ -9,9 +11,7 @@ import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.IndexWriter;
-import io.cassandragsi.repair.store.Reconciler;
-import io.cassandragsi.repair.store.RowsTable;
-import io.cassandragsi.repair.store.UnversionedRows;
+import io.cassandragsi.maintain.Reconcile;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Check (and fix) of an unversioned table's indexes. Every row is judged by the reconcile the
- * repair service runs ({@link Reconciler}), as a dry run: whatever it would write is drift. The
+ * repair service runs ({@link Reconcile}), as a dry run: whatever it would write is drift. The
  * rows come from three scans by token range: the base (rows as they are), the rows table (rows
  * the trigger or the service saw, deleted ones included) and each index table (every entry that
  * claims a match, so that an entry no record explains is judged too: an orphan). A drifting row
@@ -76,12 +76,12 @@ final class UnversionedCheck {
         LOG.info("check {} of {} (unversioned) {}{}: {} ranges", id, table.definition.qualifiedName(),
                 targets.stream().map(p -> p.index().name()).toList(), options.fix() ? " with fix" : "", ranges.size());
         RangeRunner.Outcome o = RangeRunner.run("gsi-check-" + id, ranges, options.parallelism(), cancelled, (range, stop) -> {
-            Map<List<ByteBuffer>, RowsTable.RowRecord> records = new LinkedHashMap<>();
-            for (RowsTable.RowRecord r : table.rows.records().scan(range.start(), range.end(), options.pageSize(), read)) {
+            Map<List<ByteBuffer>, RowRecord> records = new LinkedHashMap<>();
+            for (RowRecord r : table.records.scan(range.start(), range.end(), options.pageSize(), read)) {
                 records.put(r.rowKey(), r);
             }
-            Map<List<ByteBuffer>, UnversionedRows.BaseRow> base = new LinkedHashMap<>();
-            for (UnversionedRows.BaseRow r : table.rows.scanBase(range.start(), range.end(), options.pageSize(), read)) {
+            Map<List<ByteBuffer>, CurrentRow> base = new LinkedHashMap<>();
+            for (CurrentRow r : table.rows.scanBase(range.start(), range.end(), options.pageSize(), read)) {
                 base.put(r.rowKey(), r);
             }
             Set<List<ByteBuffer>> keys = new java.util.LinkedHashSet<>(records.keySet());
@@ -152,7 +152,7 @@ final class UnversionedCheck {
             return false;
         }
         for (Map.Entry<List<ByteBuffer>, Set<List<ByteBuffer>>> c : claims.entrySet()) {
-            RowsTable.RowRecord record = table.rows.records().record(c.getKey(), read);
+            RowRecord record = table.records.record(c.getKey(), read);
             Set<List<ByteBuffer>> unknown = new HashSet<>(c.getValue());
             if (record != null) {
                 unknown.removeAll(record.keys(p.index().name()));
@@ -171,19 +171,19 @@ final class UnversionedCheck {
     }
 
     /** Judges one row: drift is what a reconcile would write; confirmed by a second look, fixed when asked. */
-    private void judge(List<ByteBuffer> rowKey, RowsTable.RowRecord record, Map<String, Set<List<ByteBuffer>>> extra)
+    private void judge(List<ByteBuffer> rowKey, RowRecord record, Map<String, Set<List<ByteBuffer>>> extra)
             throws InterruptedException {
         rows.incrementAndGet();
-        List<Reconciler.IndexResult> first = reconcile(rowKey, record, extra, false);
+        List<Reconcile.IndexResult> first = reconcile(rowKey, record, extra, false);
         if (first.stream().noneMatch(r -> drifts(r))) {
             first.forEach(r -> count(r, null));
             return;
         }
-        RowsTable.RowRecord again = table.rows.records().record(rowKey, read);
-        List<Reconciler.IndexResult> second = reconcile(rowKey, again, extra, options.fix());
+        RowRecord again = table.records.record(rowKey, read);
+        List<Reconcile.IndexResult> second = reconcile(rowKey, again, extra, options.fix());
         IndexWriter.Round<List<ByteBuffer>> fixes = writer.round(1);
         for (int i = 0; i < second.size(); i++) {
-            Reconciler.IndexResult r = second.get(i);
+            Reconcile.IndexResult r = second.get(i);
             if (!drifts(r)) {
                 if (drifts(first.get(i))) {
                     synchronized (counts) {
@@ -206,9 +206,9 @@ final class UnversionedCheck {
                 Throwable t = failed.get(rowKey);
                 throw t instanceof RuntimeException e ? e : new JobFailedException("index write failed: " + t, t);
             }
-            List<Reconciler.IndexResult> after = reconcile(rowKey, table.rows.records().record(rowKey, read), extra, false);
+            List<Reconcile.IndexResult> after = reconcile(rowKey, table.records.record(rowKey, read), extra, false);
             for (int i = 0; i < after.size(); i++) {
-                Reconciler.IndexResult r = after.get(i);
+                Reconcile.IndexResult r = after.get(i);
                 if (drifts(second.get(i))) {
                     synchronized (counts) {
                         counts.get(r.index())[drifts(r) ? UNFIXABLE : FIXED]++;
@@ -218,15 +218,16 @@ final class UnversionedCheck {
         }
     }
 
-    private List<Reconciler.IndexResult> reconcile(List<ByteBuffer> rowKey, RowsTable.RowRecord record,
+    private List<Reconcile.IndexResult> reconcile(List<ByteBuffer> rowKey, RowRecord record,
             Map<String, Set<List<ByteBuffer>>> extra, boolean recordKeys) {
-        UnversionedRows.BaseRow row = table.rows.row(rowKey, read);
-        return Reconciler.reconcile(table, targets, record == null ? RowsTable.none(rowKey) : record, row, Long.MIN_VALUE, Long.MAX_VALUE, extra,
-                recordKeys, read, write);
+        CurrentRow row = table.rows.row(rowKey, read);
+        io.cassandragsi.maintain.Stores stores = table.stores(new io.cassandragsi.repair.store.Levels(read, read, write));
+        return Reconcile.row(table.plan, stores.entries(), targets, record == null ? RowRecord.none(rowKey) : record, row, Long.MIN_VALUE,
+                Long.MAX_VALUE, extra, recordKeys ? stores.now() : null);
     }
 
     /** True when the reconcile would change the entry state (rewriting what is already there is not drift). */
-    private static boolean drifts(Reconciler.IndexResult r) {
+    private static boolean drifts(Reconcile.IndexResult r) {
         for (TablePlan.IndexWrite w : r.writes()) {
             if (w instanceof TablePlan.MarkDeleted || kind((TablePlan.Reconciled) w, r.entries().get(w.key())) != null) {
                 return true;
@@ -259,9 +260,9 @@ final class UnversionedCheck {
     }
 
     /** Counts the rows whose entry key is too large to store, per index (no entry by design). */
-    private void countTooLarge(java.util.Collection<UnversionedRows.BaseRow> rows) {
+    private void countTooLarge(java.util.Collection<CurrentRow> rows) {
         synchronized (counts) {
-            for (UnversionedRows.BaseRow row : rows) {
+            for (CurrentRow row : rows) {
                 for (IndexPlan p : targets) {
                     if (table.plan.keyTooLarge(p, row.cells())) {
                         counts.get(p)[TOO_LARGE]++;
@@ -271,7 +272,7 @@ final class UnversionedCheck {
         }
     }
 
-    private void count(Reconciler.IndexResult r, RowsTable.RowRecord record) {
+    private void count(Reconcile.IndexResult r, RowRecord record) {
         synchronized (counts) {
             long[] c = counts.get(r.index());
             if (r.current() != null) {

@@ -1,5 +1,7 @@
 package io.cassandragsi.repair.queue;
 
+import io.cassandragsi.maintain.MarkerGroup;
+import io.cassandragsi.maintain.Outcome;
 import java.util.List;
 
 /**
@@ -14,7 +16,7 @@ interface GroupRepairs extends AutoCloseable {
      * @param first true for markers read now (their reads batched and the groups repaired side by
      *     side), false for retries
      */
-    Repairer.Outcome[] repair(int shard, List<MarkerGroup> groups, boolean first);
+    Outcome[] repair(int shard, List<MarkerGroup> groups, boolean first);
 
     /** Counts a finished group in the per-table counters. */
     void counted(MarkerGroup g);

@@ -2,13 +2,17 @@ package io.cassandragsi.repair.queue;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import io.cassandragsi.repair.store.Checkpoints;
+import io.cassandragsi.repair.store.IndexWriter;
 import io.cassandragsi.repair.store.Instances;
 import io.cassandragsi.repair.store.Leases;
+import io.cassandragsi.repair.store.NodeProgressTable;
 import io.cassandragsi.repair.store.QueueReads;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -45,19 +49,21 @@ public final class QueueConsumer implements AutoCloseable {
     private final Map<Integer, ShardWorker> workers = new ConcurrentHashMap<>();
     private final ExecutorService workerThreads;
     private final ScheduledExecutorService leaseRounds;
+    /** Sweeps of in-node maintainer epochs that stopped (null: not swept, a unit test's consumer). */
+    private final NodeSweeps nodeSweeps;
 
-    public QueueConsumer(QueueReads queue, Checkpoints checkpoints, Leases leases, Instances instances, Repairer repairer,
-            String owner, Duration pollInterval, ConsistencyLevel cl, int repairThreads) {
-        this(queue, checkpoints, leases, instances, new QueueMetrics(),
-                metrics -> new RepairerGroups(repairer, Executors.newFixedThreadPool(repairThreads, daemon("gsi-repair")), metrics),
+    public QueueConsumer(QueueReads queue, Checkpoints checkpoints, Leases leases, Instances instances, NodeProgressTable progress,
+            Repairer repairer, IndexWriter writer, String owner, Duration pollInterval, ConsistencyLevel cl, int repairThreads) {
+        this(queue, checkpoints, leases, instances, progress == null ? null : NodeSweeps.of(progress, cl), new QueueMetrics(),
+                metrics -> new RepairerGroups(repairer, writer, Executors.newFixedThreadPool(repairThreads, daemon("gsi-repair")), metrics),
                 owner, pollInterval, cl, Clock.systemUTC(), Executors.newCachedThreadPool(daemon("gsi-shard")),
                 Executors.newSingleThreadScheduledExecutor(daemon("gsi-leases")));
     }
 
     /** With the repairs, the clock and the threads given (tests: a fake, a manual clock, executors that run nothing). */
-    QueueConsumer(QueueReads queue, Checkpoints checkpoints, Leases leases, Instances instances, QueueMetrics metrics,
-            Function<QueueMetrics, GroupRepairs> repairs, String owner, Duration pollInterval, ConsistencyLevel cl, Clock clock,
-            ExecutorService workerThreads, ScheduledExecutorService leaseRounds) {
+    QueueConsumer(QueueReads queue, Checkpoints checkpoints, Leases leases, Instances instances, NodeSweeps.Progress progress,
+            QueueMetrics metrics, Function<QueueMetrics, GroupRepairs> repairs, String owner, Duration pollInterval, ConsistencyLevel cl,
+            Clock clock, ExecutorService workerThreads, ScheduledExecutorService leaseRounds) {
         this.queue = queue;
         this.checkpoints = checkpoints;
         this.leases = leases;
@@ -71,6 +77,7 @@ public final class QueueConsumer implements AutoCloseable {
         this.started = clock.instant();
         this.workerThreads = workerThreads;
         this.leaseRounds = leaseRounds;
+        this.nodeSweeps = progress == null ? null : new NodeSweeps(progress, owner, queue.settings().shards());
     }
 
     private static ThreadFactory daemon(String name) {
@@ -134,9 +141,43 @@ public final class QueueConsumer implements AutoCloseable {
                     startWorker(shard);
                 }
             }
+            sweepNodeEpochs();
         } catch (RuntimeException e) {
             LOG.warn("lease round failed: {}", ShardWorker.rootMessage(e));
         }
+    }
+
+    /**
+     * The sweeps of stopped in-node maintainer epochs whose owner shard this instance holds
+     * ({@link NodeSweeps}): started here, dropped when the owner shard's lease is gone.
+     */
+    private void sweepNodeEpochs() {
+        if (nodeSweeps == null) {
+            return;
+        }
+        Set<Integer> owned = Set.copyOf(workers.keySet());
+        for (int epoch : nodeSweeps.sweeping()) {
+            if (!owned.contains(nodeSweeps.ownerShard(epoch))) {
+                nodeSweeps.drop(epoch);
+            }
+        }
+        nodeSweeps.round(owned, clock.millis(), shard -> new ShardWorker(shard, queue, nodeSweeps.checkpoints(), repairs, metrics, owner, cl),
+                w -> workerThreads.submit(() -> {
+                    run(w, () -> nodeSweeps.finished(w, clock.millis()));
+                    if (w.running) {
+                        nodeSweeps.close(w);
+                    }
+                }));
+    }
+
+    /** The in-node maintainer epochs as last read (status), empty when this consumer does not sweep them. */
+    public List<io.cassandragsi.repair.store.NodeProgressTable.Epoch> nodeEpochs() {
+        return nodeSweeps == null ? List.of() : nodeSweeps.epochs();
+    }
+
+    /** Epochs this instance is sweeping now. */
+    public Set<Integer> sweepingEpochs() {
+        return nodeSweeps == null ? Set.of() : nodeSweeps.sweeping();
     }
 
     private void startWorker(int shard) {
@@ -144,7 +185,7 @@ public final class QueueConsumer implements AutoCloseable {
         Instant checkpoint = checkpoints.checkpoint(shard);
         w.resumeFrom(checkpoint != null ? checkpoint : clock.instant().minus(ShardWorker.GRACE));
         workers.put(shard, w);
-        workerThreads.submit(() -> run(w));
+        workerThreads.submit(() -> run(w, () -> false));
         LOG.debug("took shard {}", shard);
     }
 
@@ -159,8 +200,9 @@ public final class QueueConsumer implements AutoCloseable {
         }
     }
 
-    private void run(ShardWorker w) {
-        while (w.running) {
+    /** Steps {@code w} once per poll interval (at once while it has a backlog) until it stops or {@code done} says so. */
+    private void run(ShardWorker w, java.util.function.BooleanSupplier done) {
+        while (w.running && !done.getAsBoolean()) {
             try {
                 long start = clock.millis();
                 boolean backlog = w.step(start);

@@ -9,5 +9,7 @@ public final class QueueMetrics {
     public final LongAdder lateMarkers = new LongAdder();
     public final LongAdder casNotApplied = new LongAdder();
     public final LongAdder gaveUp = new LongAdder();
+    /** Markers dropped after {@link ShardWorker#GIVE_UP} because no index table of their table was known all that time. */
+    public final LongAdder unknownTables = new LongAdder();
     public final LongAdder errors = new LongAdder();
 }

@@ -1,5 +1,9 @@
 package io.cassandragsi.repair.queue;
 
+import io.cassandragsi.maintain.TableKind;
+import io.cassandragsi.maintain.MarkerGroup;
+import io.cassandragsi.maintain.Outcome;
+import io.cassandragsi.repair.store.IndexWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,27 +21,29 @@ final class RepairerGroups implements GroupRepairs {
     private static final Logger LOG = LoggerFactory.getLogger(RepairerGroups.class);
 
     private final Repairer repairer;
+    private final IndexWriter writer;
     private final ExecutorService pool;
     private final QueueMetrics metrics;
 
-    RepairerGroups(Repairer repairer, ExecutorService pool, QueueMetrics metrics) {
+    RepairerGroups(Repairer repairer, IndexWriter writer, ExecutorService pool, QueueMetrics metrics) {
         this.repairer = repairer;
+        this.writer = writer;
         this.pool = pool;
         this.metrics = metrics;
     }
 
     @Override
-    public Repairer.Outcome[] repair(int shard, List<MarkerGroup> groups, boolean first) {
-        Map<MarkerGroup, Repairer.Prefetched> pre = first ? repairer.prefetch(groups) : Map.of();
-        CoalescedWrites writes = repairer.coalesced();
-        List<CompletableFuture<Repairer.Outcome>> outcomes = new ArrayList<>(groups.size());
+    public Outcome[] repair(int shard, List<MarkerGroup> groups, boolean first) {
+        Map<MarkerGroup, TableKind.Prefetched> pre = first ? repairer.prefetch(groups) : Map.of();
+        CoalescedWrites writes = new CoalescedWrites(writer);
+        List<CompletableFuture<Outcome>> outcomes = new ArrayList<>(groups.size());
         for (int i = 0; i < groups.size(); i++) {
             MarkerGroup g = groups.get(i);
-            Repairer.Prefetched p = pre.get(g);
+            TableKind.Prefetched p = pre.get(g);
             Repairer.Sink sink = writes.sink(i);
             outcomes.add(first ? CompletableFuture.supplyAsync(() -> repairer.repair(g, p, sink), pool) : attempt(() -> repairer.repair(g, null, sink)));
         }
-        Repairer.Outcome[] done = new Repairer.Outcome[groups.size()];
+        Outcome[] done = new Outcome[groups.size()];
         for (int i = 0; i < groups.size(); i++) {
             MarkerGroup g = groups.get(i);
             try {
@@ -70,7 +76,7 @@ final class RepairerGroups implements GroupRepairs {
     }
 
     /** A retry runs on the worker's own thread, one group after the other. */
-    private static CompletableFuture<Repairer.Outcome> attempt(java.util.function.Supplier<Repairer.Outcome> repair) {
+    private static CompletableFuture<Outcome> attempt(java.util.function.Supplier<Outcome> repair) {
         try {
             return CompletableFuture.completedFuture(repair.get());
         } catch (RuntimeException e) {

@@ -1,11 +1,13 @@
 package io.cassandragsi.repair.queue;
 
+import io.cassandragsi.maintain.MarkerGroup;
+import io.cassandragsi.maintain.Outcome;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.repair.store.Checkpoints;
 import io.cassandragsi.repair.store.QueueReads;
-import io.cassandragsi.repair.store.QueueStore.Marker;
+import io.cassandragsi.maintain.Marker;
 import io.cassandragsi.schema.QueueLayout;
 import java.time.Duration;
 import java.time.Instant;
@@ -204,7 +206,7 @@ final class ShardWorker {
 
     /** Repairs the groups ({@link GroupRepairs}), then records each outcome. */
     private void process(List<MarkerGroup> groups, long nowMillis) {
-        Repairer.Outcome[] done = repairs.repair(shard, groups, true);
+        Outcome[] done = repairs.repair(shard, groups, true);
         for (int i = 0; i < groups.size(); i++) {
             finish(groups.get(i), done[i], 0, nowMillis);
         }
@@ -214,14 +216,14 @@ final class ShardWorker {
      * Records an outcome: null means the repair failed (Cassandra unavailable, a timeout): it is
      * retried with backoff and never given up, because nothing was learnt about the version.
      */
-    private void finish(MarkerGroup g, Repairer.Outcome outcome, int attempts, long nowMillis) {
+    private void finish(MarkerGroup g, Outcome outcome, int attempts, long nowMillis) {
         if (outcome == null) {
             long backoff = Math.min(30_000L, 200L << Math.min(attempts, 7));
             pending.add(new Pending(g, nowMillis + backoff, attempts + 1));
             pendingIds.addAll(g.markerIds());
             return;
         }
-        if (outcome == Repairer.Outcome.AGAIN) {
+        if (outcome == Outcome.AGAIN) {
             // reconciled with what was visible; once more a little later (a conditional write until
             // a SERIAL read must have seen it, anything else once), taking what is still unseen for gone
             long age = nowMillis - markerMillis(g.oldestMarker());
@@ -232,7 +234,19 @@ final class ShardWorker {
                 return;
             }
         }
-        if (outcome == Repairer.Outcome.RETRY) {
+        if (outcome == Outcome.DROPPED) {
+            // no index table of its table is known: not yet (a schema change on its way to this driver), or no longer
+            long age = nowMillis - markerMillis(g.oldestMarker());
+            if (age <= GIVE_UP.toMillis()) {
+                pending.add(new Pending(g, nowMillis + Math.min(30_000L, 500L << Math.min(attempts, 6)), attempts + 1));
+                pendingIds.addAll(g.markerIds());
+                return;
+            }
+            metrics.unknownTables.increment();
+            LOG.warn("shard {}: dropped a marker of {}.{} after {} s: no index table of that table is known (its indexes were"
+                    + " dropped, or the schema never reached this service)", shard, g.keyspace(), g.table(), age / 1000);
+        }
+        if (outcome == Outcome.RETRY) {
             long age = nowMillis - markerMillis(g.oldestMarker());
             if (!g.cas() && !g.recompute() && age > INVISIBLE_FOR.toMillis()) {
                 // the rows table lists what the missing version wrote; its own delete marker may have come first
@@ -255,7 +269,7 @@ final class ShardWorker {
                         + " that never completed); ./gsi check finds any drift", shard, g.keyspace(), g.table(), g.tidMin(), g.tidMax(), age / 1000);
             }
         }
-        if (outcome != Repairer.Outcome.RETRY && outcome != Repairer.Outcome.DROPPED) {
+        if (outcome != Outcome.RETRY && outcome != Outcome.DROPPED) {
             repairs.counted(g);
         }
         metrics.markersDone.add(g.markerIds().size());
@@ -277,7 +291,7 @@ final class ShardWorker {
         if (due.isEmpty()) {
             return;
         }
-        Repairer.Outcome[] done = repairs.repair(shard, due.stream().map(Pending::group).toList(), false);
+        Outcome[] done = repairs.repair(shard, due.stream().map(Pending::group).toList(), false);
         for (int i = 0; i < due.size(); i++) {
             Pending p = due.get(i);
             finish(p.group, done[i], p.attempts, nowMillis);
@@ -310,6 +324,11 @@ final class ShardWorker {
 
     int pendingCount() {
         return pending.size();
+    }
+
+    /** True when the fast path read past {@code endMillis} and nothing read is waiting for a retry (an epoch sweep's end). */
+    boolean caughtUpTo(long endMillis) {
+        return pending.isEmpty() && (bucket > settings.bucketOf(endMillis) || markerMillis(afterId) >= endMillis);
     }
 
     private static long markerMillis(UUID id) {

@@ -1,11 +1,11 @@
 package io.cassandragsi.repair.read;
 
+import io.cassandragsi.maintain.Version;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.cql.Row;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.repair.store.BaseTable;
 import io.cassandragsi.repair.store.Catalog;
-import io.cassandragsi.repair.store.Versions;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,7 +49,7 @@ final class BaseChecker {
         List<Integer> checkedAt = new ArrayList<>();
         List<Supplier<CompletableFuture<Item>>> checks = new ArrayList<>();
         List<List<ByteBuffer>> current = new ArrayList<>();
-        CompletableFuture<List<Versions.Version>> batch = new CompletableFuture<>();
+        CompletableFuture<List<Version>> batch = new CompletableFuture<>();
         for (int n = 0; n < rows.size(); n++) {
             Row r = rows.get(n);
             if (plan.perVersion()) {
@@ -96,7 +96,7 @@ final class BaseChecker {
         if (!current.isEmpty()) {
             // the rows whose current version is needed, a few per query, the queries side by side
             baseChecks.add(current.size());
-            List<Supplier<CompletableFuture<List<Versions.Version>>>> queries = new ArrayList<>();
+            List<Supplier<CompletableFuture<List<Version>>>> queries = new ArrayList<>();
             int size = querySize(current.size());
             for (int from = 0; from < current.size(); from += size) {
                 List<List<ByteBuffer>> part = current.subList(from, Math.min(current.size(), from + size));
@@ -107,7 +107,7 @@ final class BaseChecker {
                     batch.completeExceptionally(e);
                     return;
                 }
-                List<Versions.Version> all = new ArrayList<>(current.size());
+                List<Version> all = new ArrayList<>(current.size());
                 parts.forEach(all::addAll);
                 batch.complete(all);
             });
@@ -145,7 +145,7 @@ final class BaseChecker {
 
     /** The item of an entry if the base version current at the query time {@code v} still has its key; else read repair if it claimed to. */
     private Item judgeCurrent(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, List<ByteBuffer> key, List<ByteBuffer> rowKey,
-            boolean claims, UUID tid, Versions.Version v) {
+            boolean claims, UUID tid, Version v) {
         if (v != null && key.equals(table.plan.entryKey(plan, v))) {
             return layout.fromVersion(v);
         }

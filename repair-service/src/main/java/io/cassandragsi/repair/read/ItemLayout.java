@@ -1,10 +1,10 @@
 package io.cassandragsi.repair.read;
 
+import io.cassandragsi.maintain.Version;
 import com.datastax.oss.driver.api.core.cql.Row;
 import com.fasterxml.jackson.core.io.SerializedString;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.repair.store.IndexColumns;
-import io.cassandragsi.repair.store.Versions;
 import io.cassandragsi.schema.AttrType;
 import io.cassandragsi.schema.Column;
 import io.cassandragsi.schema.Index;
@@ -101,7 +101,7 @@ final class ItemLayout {
     }
 
     /** The item of a base version. */
-    Item fromVersion(Versions.Version version) {
+    Item fromVersion(Version version) {
         Object[] values = new Object[names.length];
         ByteBuffer[] stored = version.values();
         for (int i = 0; i < names.length; i++) {

@@ -1,5 +1,6 @@
 package io.cassandragsi.repair.read;
 
+import io.cassandragsi.maintain.Marker;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.uuid.Uuids;
 import io.cassandragsi.schema.Composite;
@@ -50,7 +51,7 @@ final class ReadRepair implements AutoCloseable {
         ByteBuffer ck = Composite.encode(rowKey.subList(pkSize, rowKey.size()));
         // a versioned row is recomputed from all its versions: an entry left behind by a delete, or one whose
         // correction lost to cells a recompute wrote, is put right whatever its cells' timestamps
-        QueueStore.Marker marker = new QueueStore.Marker(Uuids.timeBased(), def.keyspace(), def.table(), pk, ck, tid, tid,
+        Marker marker = new Marker(Uuids.timeBased(), def.keyspace(), def.table(), pk, ck, tid, tid,
                 def.versioned() ? QueueLayout.FLAG_PARTIAL | QueueLayout.FLAG_DELETE : QueueLayout.FLAG_PARTIAL);
         long now = System.currentTimeMillis();
         try {

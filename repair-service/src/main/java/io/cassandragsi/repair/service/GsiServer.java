@@ -72,12 +72,13 @@ public final class GsiServer implements AutoCloseable {
 
     private void bindMetrics() {
         var q = service.consumer().metrics;
-        var r = service.repairer();
+        var r = service.repairer().counters;
         counter("gsi_markers_read", "work-queue markers read", q.markersRead);
         counter("gsi_markers_done", "work-queue markers processed", q.markersDone);
         counter("gsi_markers_late", "markers found by the sweep after arriving out of order", q.lateMarkers);
         counter("gsi_cas_not_applied", "conditional writes that never applied", q.casNotApplied);
         counter("gsi_markers_given_up", "markers whose version never became readable", q.gaveUp);
+        counter("gsi_markers_unknown_table", "markers dropped because no index table of their table was known for 10 minutes", q.unknownTables);
         counter("gsi_queue_errors", "errors while processing markers (retried)", q.errors);
         counter("gsi_diffs", "sibling diffs applied", r.diffs);
         counter("gsi_entries_marked_deleted", "index entries marked _deleted", r.markedDeleted);
@@ -99,7 +100,7 @@ public final class GsiServer implements AutoCloseable {
 
     /** Prometheus text; per-index counters are registered as indexes first see work. */
     private String scrape() {
-        service.repairer().perIndex.forEach((name, counters) -> {
+        service.repairer().counters.perIndex.forEach((name, counters) -> {
             if (indexCounters.add(name)) {
                 FunctionCounter.builder("gsi_index_entries_marked_deleted", counters[0], LongAdder::sum).tag("index", name)
                         .description("index entries marked _deleted, per index").register(registry);

@@ -11,6 +11,8 @@ import io.cassandragsi.repair.store.QueueStore;
 import io.cassandragsi.repair.store.CheckpointsTable;
 import io.cassandragsi.repair.store.InstancesTable;
 import io.cassandragsi.repair.store.LeasesTable;
+import io.cassandragsi.repair.store.Levels;
+import io.cassandragsi.repair.store.NodeProgressTable;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -41,12 +43,12 @@ public final class RepairService implements AutoCloseable {
         ConsistencyLevel serial = config.consistency().serial();
         this.catalog = catalog;
         ServiceGrants.require(session, config.cassandra().username(), catalog, keyspace);
-        this.repairer = new Repairer(catalog, read, serial, write, writer);
+        this.repairer = new Repairer(catalog, new Levels(read, serial, write));
         this.queue = new QueueStore(session, keyspace);
         String owner = ownerId();
         Duration poll = config.queue().pollInterval();
         this.consumer = new QueueConsumer(queue, new CheckpointsTable(session, keyspace), new LeasesTable(session, keyspace),
-                new InstancesTable(session, keyspace), repairer, owner, poll, read, 16);
+                new InstancesTable(session, keyspace), new NodeProgressTable(session, keyspace), repairer, writer, owner, poll, read, 16);
     }
 
     private static String ownerId() {
@@ -96,19 +98,20 @@ public final class RepairService implements AutoCloseable {
         s.put("late_markers", consumer.metrics.lateMarkers.sum());
         s.put("cas_not_applied", consumer.metrics.casNotApplied.sum());
         s.put("gave_up", consumer.metrics.gaveUp.sum());
+        s.put("unknown_tables", consumer.metrics.unknownTables.sum());
         s.put("errors", consumer.metrics.errors.sum());
-        s.put("diffs", repairer.diffs.sum());
-        s.put("entries_marked_deleted", repairer.markedDeleted.sum());
-        s.put("keys_forgotten", repairer.forgotten.sum());
-        s.put("entries_upserted", repairer.upserts.sum());
-        s.put("rows_partial", repairer.partialRows.sum());
-        s.put("cas_writes", repairer.casWrites.sum());
-        s.put("deletes", repairer.deletes.sum());
-        s.put("rewrites", repairer.rewrites.sum());
-        s.put("too_large", repairer.tooLarge.sum());
-        s.put("prefetched", repairer.prefetched.sum());
+        s.put("diffs", repairer.counters.diffs.sum());
+        s.put("entries_marked_deleted", repairer.counters.markedDeleted.sum());
+        s.put("keys_forgotten", repairer.counters.forgotten.sum());
+        s.put("entries_upserted", repairer.counters.upserts.sum());
+        s.put("rows_partial", repairer.counters.partialRows.sum());
+        s.put("cas_writes", repairer.counters.casWrites.sum());
+        s.put("deletes", repairer.counters.deletes.sum());
+        s.put("rewrites", repairer.counters.rewrites.sum());
+        s.put("too_large", repairer.counters.tooLarge.sum());
+        s.put("prefetched", repairer.counters.prefetched.sum());
         Map<String, Object> perIndex = new LinkedHashMap<>();
-        repairer.perIndex.forEach((name, c) -> perIndex.put(name, Map.of("marked_deleted", c[0].sum(), "upserted", c[1].sum())));
+        repairer.counters.perIndex.forEach((name, c) -> perIndex.put(name, Map.of("marked_deleted", c[0].sum(), "upserted", c[1].sum())));
         s.put("indexes", perIndex);
         s.put("tables", catalog.tables().keySet());
         s.put("definition_problems", catalog.problems());

@@ -1,12 +1,12 @@
 package io.cassandragsi.repair.store;
 
+import io.cassandragsi.maintain.Version;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
-import com.datastax.oss.driver.api.core.type.codec.TypeCodecs;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.schema.Column;
 import io.cassandragsi.schema.Cql;
@@ -14,6 +14,8 @@ import io.cassandragsi.schema.Index;
 import io.cassandragsi.schema.Order;
 import io.cassandragsi.schema.RowsLayout;
 import io.cassandragsi.schema.TableDef;
+import io.cassandragsi.tables.BaseTableCql;
+import io.cassandragsi.tables.CollectionBytes;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -36,6 +38,7 @@ import java.util.stream.Collectors;
 public final class BaseTable {
     private final CqlSession session;
     private final TableDef def;
+    private final BaseTableCql cql;
     private final int tidAttribute;
     private final PreparedStatement after;
     private final PreparedStatement downFrom;
@@ -43,10 +46,6 @@ public final class BaseTable {
     /** Every version of one row (versioned tables). */
     private final PreparedStatement allVersions;
     private final PreparedStatement newestInPartitions;
-    /** What {@link #newestInPartitions} selects: the row key, the tid, the indexes' key attributes. */
-    private final Selection newest;
-    /** The row key's attributes among a version's values ({@link RowsLayout#rowKeyAttributes}). */
-    private final int[] rowKeyAttributes;
     private final int partitionKeyAttribute;
     private final String whereRow;
 
@@ -58,46 +57,28 @@ public final class BaseTable {
      */
     public static final int ROWS_PER_QUERY = 50;
 
-    /**
-     * @param keyAttributes positions of the attributes any entry key needs (the indexes' key
-     *     attributes): with the row key and the tid, all that {@link #newestAsync} reads
-     */
-    public BaseTable(CqlSession session, TableDef def, int[] keyAttributes) {
+    /** The maintenance statements are {@link BaseTableCql}'s; the read path's checks ({@link Checks}) are this class's. */
+    public BaseTable(CqlSession session, BaseTableCql cql) {
         this.session = session;
-        this.def = def;
-        this.tidAttribute = def.versioned() ? new ArrayList<>(def.attributes().keySet()).indexOf(def.tid().name()) : -1;
-        String select = select(new ArrayList<>(def.attributes().keySet()));
+        this.cql = cql;
+        this.def = cql.definition();
+        this.tidAttribute = cql.tidAttribute();
         List<Column> rowKey = RowsLayout.rowKey(def);
-        this.rowKeyAttributes = RowsLayout.rowKeyAttributes(def);
         this.whereRow = " WHERE " + rowKey.stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         if (def.versioned()) {
-            String tid = Cql.quote(def.tid().name());
-            this.after = session.prepare(select + whereRow + " AND " + tid + " > ?" + orderBy(true) + " LIMIT 1");
-            this.downFrom = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false));
-            this.allVersions = session.prepare(select + whereRow);
+            this.after = session.prepare(cql.versionAfter());
+            this.downFrom = session.prepare(cql.versionsDownFrom());
+            this.allVersions = session.prepare(cql.versionsOfRow());
+            this.partition = session.prepare(cql.versionsOfPartition());
         } else {
-            this.allVersions = null;
-            // an unversioned table has one version, the current row: the sibling reads do not apply
+            // an unversioned table has one version, the current row: its maintenance reads are UnversionedRows'
             this.after = null;
             this.downFrom = null;
+            this.allVersions = null;
+            this.partition = null;
         }
-        // a row is one partition and tids are stored descending: the first rows of each partition are
-        // its newest versions, and one query can ask them of many partitions (see newestAsync)
-        List<String> names = new ArrayList<>(def.attributes().keySet());
-        java.util.SortedSet<Integer> needed = new java.util.TreeSet<>();
-        java.util.Arrays.stream(rowKeyAttributes).forEach(needed::add);
-        java.util.Arrays.stream(keyAttributes).filter(a -> a >= 0).forEach(needed::add);
-        if (tidAttribute >= 0) {
-            needed.add(tidAttribute);
-        }
-        // only what a diff's entry keys need: a projection (200 bytes in the benchmarks) is no work of a diff's
-        this.newest = new Selection(needed.stream().map(names::get).toList());
-        this.newestInPartitions = oneRowPerPartition()
-                ? session.prepare(newest.select + " WHERE " + def.partitionKey().get(0).cqlName() + " IN ? PER PARTITION LIMIT ? LIMIT ?")
-                : null;
-        this.partition = session.prepare(select + " WHERE "
-                + def.partitionKey().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND ")));
-        this.partitionKeyAttribute = new ArrayList<>(def.attributes().keySet()).indexOf(def.partitionKey().get(0).name());
+        this.newestInPartitions = cql.newestIn() == null ? null : session.prepare(cql.newestIn());
+        this.partitionKeyAttribute = cql.partitionKeyAttribute();
     }
 
     /** A select of some attributes, and its rows read as versions whose other attributes are not known. */
@@ -116,7 +97,7 @@ public final class BaseTable {
             this.select = select(attributes);
         }
 
-        Versions.Version version(Row row) {
+        Version version(Row row) {
             return Versions.of(row, def.attributes().size(), tidAttribute, positions, known);
         }
     }
@@ -131,15 +112,9 @@ public final class BaseTable {
      * its newest versions, and one {@code IN} query can ask them of many partitions.
      */
     private boolean oneRowPerPartition() {
-        return def.versioned() && def.partitionKey().size() == 1 && def.clusteringPrefix().isEmpty() && def.tid().order() == Order.DESC;
+        return cql.oneRowPerPartition();
     }
 
-    /** The bound value of {@code IN ?} over keys of any type: a list of any type is serialized as a list of blobs. */
-    static ByteBuffer inList(CqlSession session, List<ByteBuffer> keys) {
-        List<ByteBuffer> values = new ArrayList<>(keys.size());
-        keys.forEach(k -> values.add(k.duplicate()));
-        return TypeCodecs.listOf(TypeCodecs.BLOB).encode(values, session.getContext().getProtocolVersion());
-    }
 
     /** Whether {@link #newestAsync} can read many rows at once. */
     public boolean readsManyNewest() {
@@ -154,7 +129,7 @@ public final class BaseTable {
      * #readsManyNewest}: a single partition-key column, no clustering before the tid, tids stored
      * descending. Its LIMIT fits in its page, so the node runs it without a pager.
      */
-    public CompletableFuture<Map<ByteBuffer, List<Versions.Version>>> newestAsync(List<ByteBuffer> partitionKeys, int perPartition,
+    public CompletableFuture<Map<ByteBuffer, List<Version>>> newestAsync(List<ByteBuffer> partitionKeys, int perPartition,
             ConsistencyLevel cl) {
         if (newestInPartitions == null) {
             throw new IllegalStateException(def.qualifiedName() + " cannot read many rows in one query");
@@ -163,42 +138,16 @@ public final class BaseTable {
             throw new IllegalArgumentException(partitionKeys.size() + " rows asked for, at most " + ROWS_PER_QUERY + " per query");
         }
         int limit = partitionKeys.size() * perPartition;
-        BoundStatement stmt = newestInPartitions.boundStatementBuilder().setBytesUnsafe(0, inList(session, partitionKeys))
+        BoundStatement stmt = newestInPartitions.boundStatementBuilder().setBytesUnsafe(0, CollectionBytes.of(partitionKeys))
                 .setInt(1, perPartition).setInt(2, limit).setConsistencyLevel(cl).setPageSize(limit + 1).setIdempotence(true).build();
-        return fetchAsync(stmt, v -> false, newest::version)
+        return fetchAsync(stmt, v -> false, r -> cql.newest(r::getBytesUnsafe))
                 .thenApply(found -> {
-            Map<ByteBuffer, List<Versions.Version>> out = new HashMap<>();
-            for (Versions.Version v : found) {
+            Map<ByteBuffer, List<Version>> out = new HashMap<>();
+            for (Version v : found) {
                 out.computeIfAbsent(v.values()[partitionKeyAttribute], k -> new ArrayList<>(perPartition)).add(v);
             }
             return out;
         });
-    }
-
-    /**
-     * The {@link #neighbourhood} of tids [min, max] taken from a row's newest versions (newest
-     * first, {@code asked} of them asked for), or null when they do not show it whole: a marked tid
-     * not among them, or the version before min cut off by the limit.
-     */
-    public static List<Versions.Version> neighbourhoodOf(List<Versions.Version> newestFirst, int asked, UUID min, UUID max) {
-        int iMax = -1;
-        int iMin = -1;
-        for (int i = 0; i < newestFirst.size(); i++) {
-            UUID t = newestFirst.get(i).tid();
-            if (Tids.compare(t, max) == 0) {
-                iMax = i;
-            }
-            if (Tids.compare(t, min) == 0) {
-                iMin = i;
-            }
-        }
-        boolean exhausted = newestFirst.size() < asked; // the row has no more versions than these
-        if (iMax < 0 || iMin < 0 || (iMin + 1 >= newestFirst.size() && !exhausted)) {
-            return null;
-        }
-        List<Versions.Version> out = new ArrayList<>(newestFirst.subList(Math.max(iMax - 1, 0), Math.min(iMin + 2, newestFirst.size())));
-        java.util.Collections.reverse(out);
-        return out;
     }
 
     /** ORDER BY that walks the tid ascending (or descending) within a row, whatever its declared order. */
@@ -218,8 +167,8 @@ public final class BaseTable {
     }
 
     private BoundStatement bind(PreparedStatement ps, List<ByteBuffer> rowKey, ConsistencyLevel cl, int pageSize, UUID... tids) {
-        if (rowKey.size() != rowKeyAttributes.length) {
-            throw new IllegalArgumentException("row key has " + rowKey.size() + " values, " + def.qualifiedName() + " needs " + rowKeyAttributes.length);
+        if (rowKey.size() != cql.rowKeyAttributes().length) {
+            throw new IllegalArgumentException("row key has " + rowKey.size() + " values, " + def.qualifiedName() + " needs " + cql.rowKeyAttributes().length);
         }
         BoundStatementBuilder b = ps.boundStatementBuilder();
         int i = 0;
@@ -232,10 +181,10 @@ public final class BaseTable {
         return b.setConsistencyLevel(cl).setPageSize(pageSize).build();
     }
 
-    private List<Versions.Version> fetch(BoundStatement stmt) {
-        List<Versions.Version> out = new ArrayList<>();
+    private List<Version> fetch(BoundStatement stmt) {
+        List<Version> out = new ArrayList<>();
         for (Row row : session.execute(stmt)) {
-            out.add(Versions.of(row, def.attributes().size(), tidAttribute));
+            out.add(cql.version(row::getBytesUnsafe));
         }
         return out;
     }
@@ -245,39 +194,39 @@ public final class BaseTable {
      * [min, max], and the one after max. Exact: every consecutive pair that involves a version in
      * the range is in the list.
      */
-    public List<Versions.Version> neighbourhood(List<ByteBuffer> rowKey, UUID min, UUID max, ConsistencyLevel cl) {
+    public List<Version> neighbourhood(List<ByteBuffer> rowKey, UUID min, UUID max, ConsistencyLevel cl) {
         // newest first from max down to the first version before min (pages of a marker's usual
         // size: one version and its predecessor), and the one after max, side by side
         int page = min.equals(max) ? 2 : 16;
         var pUpTo = fetchAsync(bind(downFrom, rowKey, cl, page, max), v -> Tids.compare(v.tid(), min) < 0, this::complete);
         var pAfter = fetchAsync(bind(after, rowKey, cl, max));
-        List<Versions.Version> out = new ArrayList<>(pUpTo.join());
-        out.sort(Versions.ASCENDING);
+        List<Version> out = new ArrayList<>(pUpTo.join());
+        out.sort(Version.ASCENDING);
         out.addAll(pAfter.join());
         return out;
     }
 
     /** All rows of a statement (every page), asynchronously. */
-    private CompletableFuture<List<Versions.Version>> fetchAsync(BoundStatement stmt) {
+    private CompletableFuture<List<Version>> fetchAsync(BoundStatement stmt) {
         return fetchAsync(stmt, v -> false, this::complete);
     }
 
     /** The rows of a statement up to and including the first that {@code last} accepts, asynchronously. */
-    private CompletableFuture<List<Versions.Version>> fetchAsync(BoundStatement stmt, Predicate<Versions.Version> last,
-            Function<Row, Versions.Version> decode) {
-        List<Versions.Version> out = new ArrayList<>();
+    private CompletableFuture<List<Version>> fetchAsync(BoundStatement stmt, Predicate<Version> last,
+            Function<Row, Version> decode) {
+        List<Version> out = new ArrayList<>();
         return session.executeAsync(stmt).toCompletableFuture().thenCompose(rs -> collect(rs, out, last, decode));
     }
 
     /** A row of a statement that selects every attribute, in definition order. */
-    private Versions.Version complete(Row row) {
-        return Versions.of(row, def.attributes().size(), tidAttribute);
+    private Version complete(Row row) {
+        return cql.version(row::getBytesUnsafe);
     }
 
-    private CompletableFuture<List<Versions.Version>> collect(com.datastax.oss.driver.api.core.cql.AsyncResultSet rs,
-            List<Versions.Version> out, Predicate<Versions.Version> last, Function<Row, Versions.Version> decode) {
+    private CompletableFuture<List<Version>> collect(com.datastax.oss.driver.api.core.cql.AsyncResultSet rs,
+            List<Version> out, Predicate<Version> last, Function<Row, Version> decode) {
         for (Row row : rs.currentPage()) {
-            Versions.Version v = decode.apply(row);
+            Version v = decode.apply(row);
             out.add(v);
             if (last.test(v)) {
                 return CompletableFuture.completedFuture(out);
@@ -313,7 +262,7 @@ public final class BaseTable {
 
     /**
      * Reads of the base versions that a read checks index entries against, of the attributes one
-     * index needs: its versions are complete for that index only ({@link Versions.Version#known}).
+     * index needs: its versions are complete for that index only ({@link Version#known}).
      * Asynchronous (reads check many candidates at once); safe to call from a driver thread.
      */
     public final class Checks {
@@ -350,7 +299,7 @@ public final class BaseTable {
          * The version current at tid {@code q}: the one with the greatest tid not after q, or null. On
          * an unversioned table the current row, whatever q.
          */
-        public CompletableFuture<Versions.Version> currentAtAsync(List<ByteBuffer> rowKey, UUID q, ConsistencyLevel cl) {
+        public CompletableFuture<Version> currentAtAsync(List<ByteBuffer> rowKey, UUID q, ConsistencyLevel cl) {
             return def.versioned() ? first(bind(atOrBefore, rowKey, cl, 1, q)) : first(bind(atOrBefore, rowKey, cl, 1));
         }
 
@@ -365,7 +314,7 @@ public final class BaseTable {
          * #readsManyCurrent}: a single partition-key column, no clustering before the tid, tids
          * stored descending.
          */
-        public CompletableFuture<List<Versions.Version>> currentAtAllAsync(List<List<ByteBuffer>> rowKeys, UUID q, ConsistencyLevel cl) {
+        public CompletableFuture<List<Version>> currentAtAllAsync(List<List<ByteBuffer>> rowKeys, UUID q, ConsistencyLevel cl) {
             if (currentInPartitions == null) {
                 throw new IllegalStateException(def.qualifiedName() + " cannot read many rows in one query");
             }
@@ -379,14 +328,14 @@ public final class BaseTable {
                 }
                 keys.add(rowKey.get(0));
             }
-            BoundStatement stmt = currentInPartitions.boundStatementBuilder().setBytesUnsafe(0, inList(session, keys))
+            BoundStatement stmt = currentInPartitions.boundStatementBuilder().setBytesUnsafe(0, CollectionBytes.of(keys))
                     .setUuid(1, q).setInt(2, rowKeys.size()).setConsistencyLevel(cl).setPageSize(rowKeys.size() + 1).build();
             return fetchAsync(stmt, v -> false, selection::version).thenApply(found -> {
-                Map<ByteBuffer, Versions.Version> byKey = new HashMap<>();
-                for (Versions.Version v : found) {
+                Map<ByteBuffer, Version> byKey = new HashMap<>();
+                for (Version v : found) {
                     byKey.put(v.values()[partitionKeyAttribute], v);
                 }
-                List<Versions.Version> out = new ArrayList<>(rowKeys.size());
+                List<Version> out = new ArrayList<>(rowKeys.size());
                 for (List<ByteBuffer> rowKey : rowKeys) {
                     out.add(byKey.get(rowKey.get(0)));
                 }
@@ -395,12 +344,12 @@ public final class BaseTable {
         }
 
         /** The version with exactly this tid, or null. */
-        public CompletableFuture<Versions.Version> versionAsync(List<ByteBuffer> rowKey, UUID tid, ConsistencyLevel cl) {
+        public CompletableFuture<Version> versionAsync(List<ByteBuffer> rowKey, UUID tid, ConsistencyLevel cl) {
             return first(bind(exact, rowKey, cl, 1, tid));
         }
 
         /** The first row of a statement that selects at most one, read with one request. */
-        private CompletableFuture<Versions.Version> first(BoundStatement stmt) {
+        private CompletableFuture<Version> first(BoundStatement stmt) {
             return session.executeAsync(stmt).toCompletableFuture().thenApply(rs -> {
                 Row row = rs.one();
                 return row == null ? null : selection.version(row);
@@ -409,28 +358,28 @@ public final class BaseTable {
     }
 
     /** Every version of one row, ascending (all pages). */
-    public List<Versions.Version> versions(List<ByteBuffer> rowKey, ConsistencyLevel cl) {
-        List<Versions.Version> all = fetch(bind(allVersions, rowKey, cl));
-        all.sort(Versions.ASCENDING);
+    public List<Version> versions(List<ByteBuffer> rowKey, ConsistencyLevel cl) {
+        List<Version> all = fetch(bind(allVersions, rowKey, cl));
+        all.sort(Version.ASCENDING);
         return all;
     }
 
     /** Every version of every row in one partition, grouped by row (prefix), each ascending. */
-    public List<List<Versions.Version>> partition(List<ByteBuffer> partitionKey, ConsistencyLevel cl) {
+    public List<List<Version>> partition(List<ByteBuffer> partitionKey, ConsistencyLevel cl) {
         BoundStatementBuilder b = partition.boundStatementBuilder();
         for (int i = 0; i < partitionKey.size(); i++) {
             b.setBytesUnsafe(i, partitionKey.get(i).duplicate());
         }
-        List<Versions.Version> all = fetch(b.setConsistencyLevel(cl).setPageSize(1000).build());
+        List<Version> all = fetch(b.setConsistencyLevel(cl).setPageSize(1000).build());
         return groupRows(all);
     }
 
     /** Splits versions (in table order) into rows by their clustering prefix; each row ascending. */
-    public List<List<Versions.Version>> groupRows(List<Versions.Version> all) {
-        List<List<Versions.Version>> rows = new ArrayList<>();
-        List<Versions.Version> current = null;
+    public List<List<Version>> groupRows(List<Version> all) {
+        List<List<Version>> rows = new ArrayList<>();
+        List<Version> current = null;
         List<ByteBuffer> currentKey = null;
-        for (Versions.Version v : all) {
+        for (Version v : all) {
             List<ByteBuffer> key = rowKey(v);
             if (!key.equals(currentKey)) {
                 current = new ArrayList<>();
@@ -439,18 +388,14 @@ public final class BaseTable {
             }
             current.add(v);
         }
-        for (List<Versions.Version> row : rows) {
-            row.sort(Versions.ASCENDING);
+        for (List<Version> row : rows) {
+            row.sort(Version.ASCENDING);
         }
         return rows;
     }
 
     /** Partition key values then clustering prefix values of a version. */
-    public List<ByteBuffer> rowKey(Versions.Version v) {
-        List<ByteBuffer> key = new ArrayList<>(rowKeyAttributes.length);
-        for (int a : rowKeyAttributes) {
-            key.add(v.values()[a]);
-        }
-        return key;
+    public List<ByteBuffer> rowKey(Version v) {
+        return cql.rowKey(v);
     }
 }

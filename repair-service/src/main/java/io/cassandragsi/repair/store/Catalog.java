@@ -9,7 +9,6 @@ import com.datastax.oss.driver.api.core.metadata.schema.KeyspaceMetadata;
 import com.datastax.oss.driver.api.core.metadata.schema.TableMetadata;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
-import io.cassandragsi.schema.Cql;
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.DefinitionException;
 import io.cassandragsi.schema.DefinitionResolver;
@@ -46,9 +45,9 @@ public final class Catalog {
         public final Map<IndexPlan, IndexTable> indexTables;
         /** Per index, the base reads that check its entries (reading only the attributes it needs). */
         public final Map<IndexPlan, BaseTable.Checks> checks;
-        /** Unversioned tables: the current rows with their cells' write times, and the rows table; null otherwise. */
+        /** Unversioned tables: the current rows with their cells' write times; null otherwise. */
         public final UnversionedRows rows;
-        /** The rows table (entry keys each row has had); null for a versioned table whose schema predates it. */
+        /** The rows table (entry keys each row has had). */
         public final RowsTable records;
         private final CqlSession session;
 
@@ -56,10 +55,10 @@ public final class Catalog {
             this.session = session;
             this.definition = definition;
             this.plan = TablePlan.of(definition, indexes);
-            this.base = new BaseTable(session, definition, plan.indexes().stream().flatMapToInt(p -> java.util.Arrays.stream(p.keyAttributes()))
-                    .distinct().toArray());
-            this.rows = definition.versioned() ? null : new UnversionedRows(session, definition, plan);
-            this.records = rows != null ? rows.records() : versionedRecords(session, definition);
+            io.cassandragsi.tables.BaseTableCql cql = new io.cassandragsi.tables.BaseTableCql(definition, plan);
+            this.base = new BaseTable(session, cql);
+            this.records = new RowsTable(session, definition);
+            this.rows = definition.versioned() ? null : new UnversionedRows(session, cql);
             Map<IndexPlan, IndexTable> map = new LinkedHashMap<>();
             Map<IndexPlan, BaseTable.Checks> checkMap = new LinkedHashMap<>();
             for (IndexPlan p : plan.indexes()) {
@@ -86,16 +85,22 @@ public final class Catalog {
             return out;
         }
 
-        private static RowsTable versionedRecords(CqlSession session, TableDef definition) {
-            if (!io.cassandragsi.schema.RowsLayout.needed(definition) || session.getMetadata().getKeyspace(Cql.quote(definition.keyspace()))
-                    .flatMap(k -> k.getTable(Cql.quote(io.cassandragsi.schema.RowsLayout.tableName(definition.table())))).isEmpty()) {
-                return null; // made by a schema apply before rows tables: deletes repair what the remaining versions show
-            }
-            return new RowsTable(session, definition);
-        }
-
         public CompletionStage<AsyncResultSet> execute(Statement<?> statement) {
             return session.executeAsync(statement);
+        }
+
+        /** The repair core's storage of this table at the given levels (docs/design.md section 6). */
+        public io.cassandragsi.maintain.Stores stores(Levels levels) {
+            return new DriverStores(session, this, levels);
+        }
+
+        /** Rows-table writes as statements, at {@code cl}. */
+        public List<Statement<?>> rowsStatements(List<io.cassandragsi.maintain.RowsWrite> writes, ConsistencyLevel cl) {
+            List<Statement<?>> out = new ArrayList<>();
+            for (io.cassandragsi.maintain.RowsWrite w : writes) {
+                out.addAll(records.statements(w, cl));
+            }
+            return out;
         }
 
         public IndexPlan index(String name) {

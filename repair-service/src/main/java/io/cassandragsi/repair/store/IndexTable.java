@@ -50,6 +50,7 @@ public final class IndexTable {
     private final PreparedStatement remove;
     /** Whether an entry row exists (a per-version index; null for any other index). */
     private final PreparedStatement exists;
+    private final io.cassandragsi.tables.IndexTableCql entryCql;
 
     /**
      * The shape of a read: how many range attributes the path fixes, and the operators ({@code >},
@@ -73,21 +74,16 @@ public final class IndexTable {
         this.markDeleted = index.perVersion() ? null : session.prepare("UPDATE " + table + " USING TIMESTAMP ? SET "
                 + Cql.quote(Index.DELETED_COLUMN) + " = ?" + whereKey);
         this.remove = index.perVersion() ? session.prepare("DELETE FROM " + table + " USING TIMESTAMP ?" + whereKey) : null;
-        this.exists = index.perVersion() ? session.prepare("SELECT " + index.keyColumns().get(0).cqlName() + " FROM " + table + whereKey)
-                : null;
+        io.cassandragsi.tables.IndexTableCql cql = new io.cassandragsi.tables.IndexTableCql(def, plan);
+        this.entryCql = cql;
+        this.exists = index.perVersion() ? session.prepare(cql.exists()) : null;
         if (index.perVersion()) {
             this.entryState = null;
             this.setTid = null;
             this.setProj = null;
             this.deleteProj = null;
         } else {
-            List<String> state = new ArrayList<>(List.of(Cql.quote(Index.TID_COLUMN), Cql.quote(Index.DELETED_COLUMN),
-                    "WRITETIME(" + Cql.quote(Index.TID_COLUMN) + ")", "WRITETIME(" + Cql.quote(Index.DELETED_COLUMN) + ")"));
-            for (Column c : index.proj()) {
-                state.add(c.cqlName());
-                state.add("WRITETIME(" + c.cqlName() + ")");
-            }
-            this.entryState = session.prepare("SELECT " + String.join(", ", state) + " FROM " + table + whereKey);
+            this.entryState = session.prepare(cql.entryState());
             this.setTid = session.prepare("UPDATE " + table + " USING TIMESTAMP ? AND TTL ? SET " + Cql.quote(Index.TID_COLUMN) + " = ?" + whereKey);
             this.setProj = index.proj().stream()
                     .map(c -> session.prepare("UPDATE " + table + " USING TIMESTAMP ? AND TTL ? SET " + c.cqlName() + " = ?" + whereKey))
@@ -102,19 +98,9 @@ public final class IndexTable {
     public CompletableFuture<io.cassandragsi.index.RowReconcile.EntryState> entryStateAsync(List<ByteBuffer> key, ConsistencyLevel cl) {
         BoundStatementBuilder b = entryState.boundStatementBuilder();
         bindKey(b, 0, key);
-        return session.executeAsync(b.setConsistencyLevel(cl).build()).toCompletableFuture().thenApply(rs -> {
+        return session.executeAsync(b.setConsistencyLevel(cl).setIdempotence(true).build()).toCompletableFuture().thenApply(rs -> {
             com.datastax.oss.driver.api.core.cql.Row r = rs.one();
-            if (r == null) {
-                return null;
-            }
-            ByteBuffer[] proj = new ByteBuffer[projSize];
-            long[] ts = new long[projSize];
-            for (int i = 0; i < projSize; i++) {
-                proj[i] = r.getBytesUnsafe(4 + 2 * i);
-                ts[i] = proj[i] == null ? Long.MIN_VALUE : r.getLong(5 + 2 * i);
-            }
-            return new io.cassandragsi.index.RowReconcile.EntryState(r.getBytesUnsafe(0), r.getBytesUnsafe(1), proj, ts,
-                    r.isNull(2) ? Long.MIN_VALUE : r.getLong(2), r.isNull(3) ? Long.MIN_VALUE : r.getLong(3));
+            return r == null ? null : entryCql.entryState(r::getBytesUnsafe);
         });
     }
 

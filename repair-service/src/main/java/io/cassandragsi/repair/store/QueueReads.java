@@ -1,7 +1,7 @@
 package io.cassandragsi.repair.store;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
-import io.cassandragsi.repair.store.QueueStore.Marker;
+import io.cassandragsi.maintain.Marker;
 import io.cassandragsi.schema.QueueLayout;
 import java.util.List;
 import java.util.UUID;

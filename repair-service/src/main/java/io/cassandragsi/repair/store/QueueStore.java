@@ -1,12 +1,12 @@
 package io.cassandragsi.repair.store;
 
+import io.cassandragsi.maintain.Marker;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
 import io.cassandragsi.schema.Cql;
 import io.cassandragsi.schema.QueueLayout;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -24,9 +24,6 @@ public final class QueueStore implements QueueReads {
     private final PreparedStatement byIds;
     private final QueueLayout.Settings settings;
     private final String keyspace;
-
-    /** One marker: a base write to diff (see {@link QueueLayout} for the flags). */
-    public record Marker(UUID id, String keyspace, String table, ByteBuffer pk, ByteBuffer ck, UUID tidMin, UUID tidMax, int flags) {}
 
     public QueueStore(CqlSession session, String keyspace) {
         this.session = session;

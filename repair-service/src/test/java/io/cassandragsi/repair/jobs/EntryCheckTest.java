@@ -1,5 +1,6 @@
 package io.cassandragsi.repair.jobs;
 
+import io.cassandragsi.maintain.Version;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cassandragsi.index.IndexPlan;
@@ -9,7 +10,6 @@ import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.repair.jobs.EntryCheck.Actual;
 import io.cassandragsi.repair.jobs.EntryCheck.Expected;
 import io.cassandragsi.repair.jobs.EntryCheck.Finding;
-import io.cassandragsi.repair.store.Versions;
 import io.cassandragsi.schema.Definitions;
 import io.cassandragsi.schema.TableDef;
 import java.math.BigInteger;
@@ -59,8 +59,8 @@ class EntryCheckTest {
         return Tids.fromTicks(1_000_000 + tick, 0x1234);
     }
 
-    private static Versions.Version v(String key, long tick, Long length, String value) {
-        return new Versions.Version(new ByteBuffer[] {text(key), Tids.bytes(tid(tick)), length == null ? null : varint(length), text(value)}, 1);
+    private static Version v(String key, long tick, Long length, String value) {
+        return new Version(new ByteBuffer[] {text(key), Tids.bytes(tid(tick)), length == null ? null : varint(length), text(value)}, 1);
     }
 
     private static List<ByteBuffer> key(long length, String key) {
@@ -74,7 +74,7 @@ class EntryCheckTest {
     @Test
     void should_expect_latest_matching_version_and_first_later_non_matching_one_when_key_flips() {
         // length 1 at t1, 2 at t2, 1 again at t3, 3 at t4, then a version without length
-        List<Versions.Version> vs = List.of(v("k", 4, 3L, "d"), v("k", 1, 1L, "a"), v("k", 3, 1L, "c"), v("k", 2, 2L, "b"), v("k", 5, null, "e"));
+        List<Version> vs = List.of(v("k", 4, 3L, "d"), v("k", 1, 1L, "a"), v("k", 3, 1L, "c"), v("k", 2, 2L, "b"), v("k", 5, null, "e"));
         Map<List<ByteBuffer>, Expected> e = check.expected(vs);
         assertThat(e).containsOnlyKeys(key(1, "k"), key(2, "k"), key(3, "k"));
         assertThat(e.get(key(1, "k"))).isEqualTo(new Expected(tid(3), tid(4), List.of(text("c"))));
@@ -90,7 +90,7 @@ class EntryCheckTest {
 
     @Test
     void should_find_nothing_when_index_equals_expected() {
-        List<Versions.Version> vs = List.of(v("k", 1, 1L, "a"), v("k", 2, 2L, "b"));
+        List<Version> vs = List.of(v("k", 1, 1L, "a"), v("k", 2, 2L, "b"));
         Map<List<ByteBuffer>, Actual> actual = Map.of(
                 key(1, "k"), actual(tid(1), tid(2), "a"),
                 key(2, "k"), actual(tid(2), null, "b"));
@@ -99,7 +99,7 @@ class EntryCheckTest {
 
     @Test
     void should_report_each_kind_when_entries_differ() {
-        List<Versions.Version> vs = List.of(v("k", 1, 1L, "a"), v("k", 2, 2L, "b"), v("k", 3, 2L, "c"), v("k", 4, 4L, "d"));
+        List<Version> vs = List.of(v("k", 1, 1L, "a"), v("k", 2, 2L, "b"), v("k", 3, 2L, "c"), v("k", 4, 4L, "d"));
         Map<List<ByteBuffer>, Expected> expected = check.expected(vs);
         Map<List<ByteBuffer>, Actual> actual = new HashMap<>();
         // key 1: _deleted never set (a marker lost)
@@ -120,7 +120,7 @@ class EntryCheckTest {
     @Test
     void should_call_deleted_approximate_when_it_is_a_later_non_matching_version() {
         // 1 at t1, 2 at t2 (arrived late), 3 at t3: the diff of t1/t3 wrote _deleted = t3 first, which wins by TS
-        List<Versions.Version> vs = List.of(v("k", 1, 1L, "a"), v("k", 2, 2L, "b"), v("k", 3, 3L, "c"));
+        List<Version> vs = List.of(v("k", 1, 1L, "a"), v("k", 2, 2L, "b"), v("k", 3, 3L, "c"));
         Map<List<ByteBuffer>, Expected> expected = check.expected(vs);
         Set<Finding> f = check.judge(key(1, "k"), expected.get(key(1, "k")), actual(tid(1), tid(3), "a"), vs);
         assertThat(f).containsExactly(Finding.APPROXIMATE_DELETED);
@@ -129,7 +129,7 @@ class EntryCheckTest {
 
     @Test
     void should_call_deleted_wrong_when_it_is_earlier_or_matching_or_not_a_version() {
-        List<Versions.Version> vs = List.of(v("k", 1, 1L, "a"), v("k", 3, 2L, "b"), v("k", 4, 1L, "c"), v("k", 5, 5L, "d"));
+        List<Version> vs = List.of(v("k", 1, 1L, "a"), v("k", 3, 2L, "b"), v("k", 4, 1L, "c"), v("k", 5, 5L, "d"));
         Expected e = check.expected(vs).get(key(1, "k"));
         assertThat(e).isEqualTo(new Expected(tid(4), tid(5), List.of(text("c"))));
         assertThat(check.judge(key(1, "k"), e, actual(tid(4), tid(3), "c"), vs)).as("earlier").containsExactly(Finding.WRONG_DELETED);
@@ -143,7 +143,7 @@ class EntryCheckTest {
 
     @Test
     void should_only_check_existence_and_projections_when_index_contains_the_tid() {
-        List<Versions.Version> vs = List.of(v("k", 1, 1L, "a"), v("k", 2, 2L, "b"));
+        List<Version> vs = List.of(v("k", 1, 1L, "a"), v("k", 2, 2L, "b"));
         Map<List<ByteBuffer>, Expected> expected = perVersion.expected(vs);
         assertThat(expected).containsOnlyKeys(List.of(Tids.bytes(tid(1)), text("k")), List.of(Tids.bytes(tid(2)), text("k")));
         assertThat(expected.values()).allMatch(x -> x.deleted() == null);
@@ -217,7 +217,7 @@ class EntryCheckTest {
         long base = System.nanoTime();
         for (long seed = base; seed < base + 2000; seed++) {
             Random rnd = new Random(seed);
-            List<Versions.Version> vs = new ArrayList<>();
+            List<Version> vs = new ArrayList<>();
             int n = 1 + rnd.nextInt(12);
             long tick = 0;
             for (int i = 0; i < n; i++) {

@@ -1,5 +1,7 @@
 package io.cassandragsi.repair.queue;
 
+import io.cassandragsi.maintain.MarkerGroup;
+import io.cassandragsi.maintain.Outcome;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -24,8 +26,8 @@ final class FakeRepairs implements GroupRepairs {
     final List<UUID> unseenGone = Collections.synchronizedList(new ArrayList<>());
 
     @Override
-    public synchronized Repairer.Outcome[] repair(int shard, List<MarkerGroup> groups, boolean first) {
-        Repairer.Outcome[] out = new Repairer.Outcome[groups.size()];
+    public synchronized Outcome[] repair(int shard, List<MarkerGroup> groups, boolean first) {
+        Outcome[] out = new Outcome[groups.size()];
         for (int i = 0; i < groups.size(); i++) {
             MarkerGroup g = groups.get(i);
             attempts.addAll(g.markerIds());
@@ -45,7 +47,7 @@ final class FakeRepairs implements GroupRepairs {
             }
             boolean missing = !g.recompute() && g.markerIds().stream().anyMatch(invisible::contains);
             // a recompute is done with what was visible, and looks once more (Repairer)
-            out[i] = fail ? null : missing ? Repairer.Outcome.RETRY : g.recompute() ? Repairer.Outcome.AGAIN : Repairer.Outcome.DONE;
+            out[i] = fail ? null : missing ? Outcome.RETRY : g.recompute() ? Outcome.AGAIN : Outcome.DONE;
         }
         return out;
     }

@@ -1,7 +1,7 @@
 package io.cassandragsi.repair.queue;
 
 import io.cassandragsi.index.Tids;
-import io.cassandragsi.repair.store.QueueStore.Marker;
+import io.cassandragsi.maintain.Marker;
 import io.cassandragsi.schema.QueueLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -8,7 +8,7 @@ import io.cassandragsi.repair.store.MemoryCheckpoints;
 import io.cassandragsi.repair.store.MemoryInstances;
 import io.cassandragsi.repair.store.MemoryLeases;
 import io.cassandragsi.repair.store.MemoryQueue;
-import io.cassandragsi.repair.store.QueueStore.Marker;
+import io.cassandragsi.maintain.Marker;
 import io.cassandragsi.schema.QueueLayout;
 import java.time.Duration;
 import java.time.Instant;
@@ -76,7 +76,7 @@ class QueueConsumerTest {
     }
 
     private QueueConsumer instance(String owner) {
-        QueueConsumer c = new QueueConsumer(queue, checkpoints, leases, instances, new QueueMetrics(), metrics -> repairs, owner,
+        QueueConsumer c = new QueueConsumer(queue, checkpoints, leases, instances, null, new QueueMetrics(), metrics -> repairs, owner,
                 Duration.ofMillis(100), DefaultConsistencyLevel.LOCAL_QUORUM, clock, new Idle(), new ScheduledThreadPoolExecutor(0));
         started.add(c);
         return c;

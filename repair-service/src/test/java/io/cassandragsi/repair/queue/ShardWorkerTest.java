@@ -6,7 +6,7 @@ import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
 import io.cassandragsi.repair.store.ManualClock;
 import io.cassandragsi.repair.store.MemoryCheckpoints;
 import io.cassandragsi.repair.store.MemoryQueue;
-import io.cassandragsi.repair.store.QueueStore.Marker;
+import io.cassandragsi.maintain.Marker;
 import io.cassandragsi.schema.QueueLayout;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,10 +1,10 @@
 package io.cassandragsi.repair.read;
 
+import io.cassandragsi.maintain.Version;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.datastax.oss.driver.api.core.uuid.Uuids;
 import io.cassandragsi.index.Tids;
-import io.cassandragsi.repair.store.Versions;
 import io.cassandragsi.schema.Definitions;
 import io.cassandragsi.schema.TableDef;
 import java.math.BigInteger;
@@ -26,8 +26,8 @@ class ItemLayoutTest {
                "by_author": [{"type": "hash", "attribute": "author"}, {"type": "range", "attribute": "tid"}]}}
             """, "revisions.json");
 
-    private static Versions.Version version(String key, UUID tid, long length, String value, String author) {
-        return new Versions.Version(new ByteBuffer[] {utf8(key), Tids.bytes(tid), ByteBuffer.wrap(BigInteger.valueOf(length).toByteArray()),
+    private static Version version(String key, UUID tid, long length, String value, String author) {
+        return new Version(new ByteBuffer[] {utf8(key), Tids.bytes(tid), ByteBuffer.wrap(BigInteger.valueOf(length).toByteArray()),
                 utf8(value), utf8(author)}, 1);
     }
 

@@ -1,5 +1,6 @@
 package io.cassandragsi.repair.store;
 
+import io.cassandragsi.maintain.Version;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cassandragsi.index.IndexPlan;
@@ -43,10 +44,10 @@ class BaseTableTest {
             values[positions[i]] = selected[i];
             known.set(positions[i]);
         }
-        Versions.Version partial = new Versions.Version(values, 2, known);
+        Version partial = new Version(values, 2, known);
         ByteBuffer[] all = values.clone();
         all[3] = ByteBuffer.wrap(new byte[1 << 16]);
-        Versions.Version complete = new Versions.Version(all, 2);
+        Version complete = new Version(all, 2);
         TablePlan plan = TablePlan.of(DEF);
         IndexPlan byAuthor = plan.indexes().stream().filter(p -> p.index().name().equals("by_author")).findFirst().orElseThrow();
         assertThat(plan.entryKey(byAuthor, partial)).isNotNull().isEqualTo(plan.entryKey(byAuthor, complete));
@@ -56,33 +57,5 @@ class BaseTableTest {
 
     private static ByteBuffer utf8(String s) {
         return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
-    }
-
-    /** A version of a one-attribute row whose only value is its tid. */
-    private static Versions.Version v(java.util.UUID tid) {
-        return new Versions.Version(new ByteBuffer[] {io.cassandragsi.index.Tids.bytes(tid)}, 0);
-    }
-
-    private static java.util.UUID t(long ticks) {
-        return io.cassandragsi.index.Tids.fromTicks(ticks, 7);
-    }
-
-    @Test
-    void should_take_the_neighbourhood_from_the_newest_versions_when_they_show_it_whole() {
-        java.util.List<Versions.Version> newest = java.util.List.of(v(t(40)), v(t(30)), v(t(20))); // newest first, 3 asked
-        assertThat(BaseTable.neighbourhoodOf(newest, 3, t(40), t(40))).extracting(Versions.Version::tid).containsExactly(t(30), t(40));
-        assertThat(BaseTable.neighbourhoodOf(newest, 3, t(30), t(30))).extracting(Versions.Version::tid).containsExactly(t(20), t(30), t(40));
-        // a row with fewer versions than asked: the oldest has no version before it
-        assertThat(BaseTable.neighbourhoodOf(newest.subList(0, 2), 3, t(30), t(40))).extracting(Versions.Version::tid)
-                .containsExactly(t(30), t(40));
-    }
-
-    @Test
-    void should_not_guess_a_neighbourhood_the_newest_versions_cut_off() {
-        java.util.List<Versions.Version> newest = java.util.List.of(v(t(40)), v(t(30)), v(t(20)));
-        assertThat(BaseTable.neighbourhoodOf(newest, 3, t(20), t(20))).as("the version before 20 may exist").isNull();
-        assertThat(BaseTable.neighbourhoodOf(newest, 3, t(10), t(10))).as("not among them").isNull();
-        assertThat(BaseTable.neighbourhoodOf(newest, 3, t(50), t(50))).as("not visible yet").isNull();
-        assertThat(BaseTable.neighbourhoodOf(java.util.List.of(), 3, t(50), t(50))).isNull();
     }
 }

@@ -2,7 +2,7 @@ package io.cassandragsi.repair.store;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import io.cassandragsi.index.Tids;
-import io.cassandragsi.repair.store.QueueStore.Marker;
+import io.cassandragsi.maintain.Marker;
 import io.cassandragsi.schema.QueueLayout;
 import java.time.Clock;
 import java.util.ArrayList;

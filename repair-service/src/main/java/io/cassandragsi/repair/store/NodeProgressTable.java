@@ -1,0 +1,59 @@
+package io.cassandragsi.repair.store;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
+import io.cassandragsi.schema.Cql;
+import io.cassandragsi.schema.NodeProgressLayout;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The in-node maintainers' progress records ({@link NodeProgressLayout}, docs/design.md section 7)
+ * as the repair service reads them, and how far it swept an epoch that stopped (STYLE.md item 2:
+ * this class owns the table's statements).
+ */
+public final class NodeProgressTable {
+    private final CqlSession session;
+    private final PreparedStatement all;
+    private final PreparedStatement swept;
+
+    /** One maintainer epoch: what the node last recorded, and how far the service swept it (null: not at all). */
+    public record Epoch(int shard, String node, Instant started, Instant heartbeat, UUID doneBefore, String state, long queued, long done,
+            long handedOff, long retried, UUID sweptTo, String sweptBy) {
+        public boolean retired() {
+            return NodeProgressLayout.RETIRED.equals(state);
+        }
+    }
+
+    /** Over the existing table; {@link MissingTableException} when {@code schema apply} has not created it. */
+    public NodeProgressTable(CqlSession session, String keyspace) {
+        MissingTableException.require(session, keyspace, NodeProgressLayout.TABLE, "in-node maintainers' progress");
+        this.session = session;
+        String t = Cql.qualified(keyspace, NodeProgressLayout.TABLE);
+        this.all = session.prepare("SELECT shard, node, started, heartbeat, done_before, state, queued, done, handed_off, retried, swept_to,"
+                + " swept_by FROM " + t);
+        this.swept = session.prepare("UPDATE " + t + " SET swept_to = ?, swept_by = ? WHERE shard = ?");
+    }
+
+    /** Every epoch recorded (a row per maintainer start in the queue's TTL: a handful per node and week). */
+    public List<Epoch> all(ConsistencyLevel cl) {
+        List<Epoch> out = new ArrayList<>();
+        for (Row r : session.execute(all.bind().setConsistencyLevel(cl).setPageSize(1000).setIdempotent(true))) {
+            if (r.isNull(3) || r.isNull(4)) {
+                continue; // only a sweep's cells left (the node's expired first)
+            }
+            out.add(new Epoch(r.getInt(0), r.getString(1), r.getInstant(2), r.getInstant(3), r.getUuid(4), r.getString(5), r.getLong(6),
+                    r.getLong(7), r.getLong(8), r.getLong(9), r.getUuid(10), r.getString(11)));
+        }
+        return out;
+    }
+
+    /** Records that the epoch's markers are swept up to {@code sweptTo}. */
+    public void swept(int shard, UUID sweptTo, String owner, ConsistencyLevel cl) {
+        session.execute(swept.bind(sweptTo, owner, shard).setConsistencyLevel(cl).setIdempotent(true));
+    }
+}

@@ -1,0 +1,121 @@
+package io.cassandragsi.maintain;
+
+import io.cassandragsi.index.RowReconcile;
+import io.cassandragsi.index.TablePlan;
+import io.cassandragsi.index.WriteTimestamps;
+import io.cassandragsi.schema.Composite;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An unversioned table (rows overwritten in place, the version of a write is its write
+ * timestamp): a marker makes its row (or every row of a partition the rows table knows, for a
+ * range or partition delete) reconciled with what the base holds now (docs/design.md section 6).
+ * A row write counts as visible once the rows table shows it or a later write of the row.
+ */
+public final class UnversionedTable implements TableKind {
+    private final TablePlan plan;
+    private final CurrentReads current;
+    private final RecordReads records;
+    private final EntryReads entries;
+    private final Writes.Now now;
+    private final RepairCounters counters;
+    /** False on storage whose reads are bounded (the in-node maintainer): anything but a plain repair is handed off. */
+    private final boolean recomputes;
+    private final String name;
+
+    UnversionedTable(TablePlan plan, CurrentReads current, RecordReads records, EntryReads entries, Writes.Now now, boolean recomputes, RepairCounters counters) {
+        this.plan = plan;
+        this.current = current;
+        this.records = records;
+        this.entries = entries;
+        this.now = now;
+        this.recomputes = recomputes;
+        this.counters = counters;
+        this.name = plan.table().qualifiedName();
+    }
+
+    @Override
+    public TablePlan plan() {
+        return plan;
+    }
+
+    /** Unversioned rows are read alone (their reconcile reads the row's cells and entries, not a neighbourhood). */
+    @Override
+    public Map<MarkerGroup, Prefetched> prefetch(List<MarkerGroup> groups) {
+        return Map.of();
+    }
+
+    @Override
+    public Outcome repair(MarkerGroup g, Prefetched pre, Writes.Sink sink) {
+        List<ByteBuffer> pk = plan.table().partitionKey().size() == 1 ? List.of(g.pk()) : Composite.decode(g.pk());
+        ReadLevel level = g.cas() ? ReadLevel.SERIAL : ReadLevel.READ;
+        if (!recomputes && (g.wholePartition() || g.cas())) {
+            return Outcome.HANDOFF;
+        }
+        List<TablePlan.IndexWrite> writes = new ArrayList<>();
+        List<RowsWrite> forget = new ArrayList<>();
+        Outcome outcome;
+        if (g.wholePartition()) {
+            PartitionRecords recorded = records.partition(pk);
+            Map<List<ByteBuffer>, CurrentRow> rows = new LinkedHashMap<>();
+            for (CurrentRow r : current.partition(pk, level)) {
+                rows.put(r.rowKey(), r);
+            }
+            for (RowRecord record : recorded.rows()) {
+                CurrentRow row = rows.remove(record.rowKey());
+                reconcileRow(record, row == null ? current.absent(record.rowKey()) : row, recorded.partitionWritten(), writes, forget);
+            }
+            for (CurrentRow row : rows.values()) {
+                reconcileRow(RowRecord.none(row.rowKey()), row, recorded.partitionWritten(), writes, forget);
+            }
+            outcome = Outcome.AGAIN;
+        } else {
+            List<ByteBuffer> rowKey = new ArrayList<>(pk);
+            rowKey.addAll(Composite.decode(g.ck()));
+            long marked = WriteTimestamps.of(g.tidMax()) / 10;
+            RowRecord record = records.record(rowKey).join();
+            if (!g.cas() && (record == null || record.written() < marked)) {
+                return Outcome.RETRY; // the write is not visible yet (its batch is in flight)
+            }
+            if (record == null) {
+                record = RowRecord.none(rowKey);
+            }
+            // the hint is this write's own timestamp, not the newest seen: an entry marked later than
+            // needed would hide, until the next repair, a write that makes it match again
+            reconcileRow(record, current.row(rowKey, level), marked, writes, forget);
+            outcome = g.cas() || record.written() > marked ? Outcome.AGAIN : Outcome.DONE;
+        }
+        sink.write(writes, forget);
+        counters.written(name, writes);
+        counters.diffs.increment();
+        return outcome;
+    }
+
+    /**
+     * Adds the writes that reconcile one row to {@code writes}, and to {@code forget} the
+     * rows-table updates that drop the keys nothing will look for again ({@link
+     * RowReconcile#settled}): those updates do not depend on this reconcile's writes.
+     */
+    private void reconcileRow(RowRecord record, CurrentRow row, long stopHint, List<TablePlan.IndexWrite> writes, List<RowsWrite> forget) {
+        Map<String, Map<List<ByteBuffer>, Long>> settled = new LinkedHashMap<>();
+        // the row's newest write the rows table shows (a range or partition delete's, a conditional write's hint
+        // included), read before the row: what the base showed, and what a settled key must be older than
+        long newestWrite = Math.max(record.written(), stopHint);
+        for (Reconcile.IndexResult r : Reconcile.row(plan, entries, plan.indexes(), record, row, stopHint, newestWrite, Map.of(), now)) {
+            writes.addAll(r.writes());
+            String index = r.index().index().name();
+            Map<List<ByteBuffer>, Long> times = record.keyTimes(index);
+            for (List<ByteBuffer> key : RowReconcile.settled(plan, r.index(), row.cells(), times, r.entries(), newestWrite)) {
+                settled.computeIfAbsent(index, k -> new LinkedHashMap<>()).put(key, times.get(key));
+            }
+        }
+        if (!settled.isEmpty()) {
+            forget.add(new RowsWrite.ForgetKeys(row.rowKey(), settled));
+            counters.forgotten.add(settled.values().stream().mapToInt(Map::size).sum());
+        }
+    }
+}
