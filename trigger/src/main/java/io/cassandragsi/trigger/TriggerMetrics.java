@@ -22,6 +22,42 @@ public final class TriggerMetrics implements TriggerMetricsMBean {
     final LongAdder errors = new LongAdder();
     final LongAdder oversizedKeys = new LongAdder();
     final LongAdder oversizedWrites = new LongAdder();
+    final LongAdder layoutMismatches = new LongAdder();
+    /** Writes our catch-all let through without even a marker (building the marker failed too). */
+    final LongAdder unmarked = new LongAdder();
+    /** Writes routed to this node's maintainer, and plain writes of node-mode tables it refused (queue full, retiring). */
+    final LongAdder toMaintainer = new LongAdder();
+    final LongAdder maintainerRefused = new LongAdder();
+    /** False when the load-time check of the write path detection failed: every write is then treated as conditional. */
+    volatile boolean pathDetection = true;
+
+    /** Counts and logs an error of ours while indexing an update (the write goes on; the repair service indexes it). */
+    void countError(org.apache.cassandra.schema.TableMetadata base, RuntimeException e) {
+        errors.increment();
+        CompiledTable.logRateLimited("gsi trigger: error indexing an update of {}.{}; the write goes on and the repair service will index it: {}",
+                base.keyspace, base.name, e.toString());
+        IndexTrigger.LOG.debug("gsi trigger error", e);
+    }
+
+    /** Counts and logs the entries a derivation left out because their key is too large; their marker flag. */
+    int oversized(CompiledTable table, io.cassandragsi.index.TablePlan.Derivation derivation, UpdateRow values) {
+        if (derivation.oversized().isEmpty()) {
+            return 0;
+        }
+        oversizedKeys.add(derivation.oversized().size());
+        CompiledTable.logRateLimited("gsi trigger: the entry key of {}.{} row {} in index {} takes more than {} bytes, more than"
+                + " Cassandra stores as a key; the row is not indexed there (the write goes on)", table.keyspaceName(), table.name(),
+                values.describe(), derivation.oversized().get(0).index().name(), io.cassandragsi.index.TablePlan.MAX_KEY_BYTES);
+        return io.cassandragsi.schema.QueueLayout.FLAG_TOO_LARGE;
+    }
+
+    /** Counts and logs markers not written because there is no queue table. */
+    void noQueue(CompiledTable table) {
+        markersDropped.increment();
+        CompiledTable.logRateLimited("gsi trigger: no queue table ({}.{} with a gsi_queue comment); index entries of {}.{} are written but"
+                + " never repaired. Run ./gsi schema apply.", io.cassandragsi.schema.QueueLayout.DEFAULT_KEYSPACE,
+                io.cassandragsi.schema.QueueLayout.TABLE, table.keyspaceName(), table.name());
+    }
 
     static TriggerMetrics register() {
         TriggerMetrics metrics = new TriggerMetrics();
@@ -91,5 +127,30 @@ public final class TriggerMetrics implements TriggerMetricsMBean {
     @Override
     public long getOversizedWrites() {
         return oversizedWrites.sum();
+    }
+
+    @Override
+    public long getLayoutMismatches() {
+        return layoutMismatches.sum();
+    }
+
+    @Override
+    public long getUnmarkedWrites() {
+        return unmarked.sum();
+    }
+
+    @Override
+    public long getToMaintainer() {
+        return toMaintainer.sum();
+    }
+
+    @Override
+    public long getMaintainerRefused() {
+        return maintainerRefused.sum();
+    }
+
+    @Override
+    public boolean isPathDetectionOk() {
+        return pathDetection;
     }
 }

@@ -34,4 +34,19 @@ public interface TriggerMetricsMBean {
 
     /** Writes whose index writes would have pushed the batch over the node's mutation size limit: left to the repair service. */
     long getOversizedWrites();
+
+    /** Index tables not maintained because an older cassandra-gsi made them (another table layout): run ./gsi schema apply. */
+    long getLayoutMismatches();
+
+    /** Writes the trigger could not index and could not even queue a marker for (see the node's log; ./gsi check --fix indexes them). */
+    long getUnmarkedWrites();
+
+    /** Plain writes of tables in node mode handed to this node's maintainer. */
+    long getToMaintainer();
+
+    /** Plain writes of tables in node mode the maintainer refused (queue full, retiring): queued for the repair service instead. */
+    long getMaintainerRefused();
+
+    /** False when the check at load of how the trigger tells conditional writes from the others failed: every write is then treated as conditional. */
+    boolean isPathDetectionOk();
 }

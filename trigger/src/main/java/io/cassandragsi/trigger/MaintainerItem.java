@@ -1,0 +1,44 @@
+package io.cassandragsi.trigger;
+
+import io.cassandragsi.maintain.Marker;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.TimeUnit;
+
+/** One write the in-node maintainer has taken: its marker, and how its turns went so far. */
+final class MaintainerItem implements Delayed {
+    final Marker marker;
+    final long takenNanos;
+    int attempts;
+    /** The next turn takes versions the base does not show for gone (a reconcile's second pass). */
+    boolean unseenGone;
+    /** The next turn hands the write to the repair service. */
+    boolean handOff;
+    private long dueNanos;
+
+    MaintainerItem(Marker marker, long takenNanos) {
+        this.marker = marker;
+        this.takenNanos = takenNanos;
+        this.dueNanos = takenNanos;
+    }
+
+    long ageMillis(long nowNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(nowNanos - takenNanos);
+    }
+
+    /** Makes the item due again after {@code delayMillis}. */
+    MaintainerItem again(long nowNanos, long delayMillis) {
+        attempts++;
+        dueNanos = nowNanos + TimeUnit.MILLISECONDS.toNanos(delayMillis);
+        return this;
+    }
+
+    @Override
+    public long getDelay(TimeUnit unit) {
+        return unit.convert(dueNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public int compareTo(Delayed o) {
+        return Long.compare(dueNanos, ((MaintainerItem) o).dueNanos);
+    }
+}

@@ -1,0 +1,102 @@
+package io.cassandragsi.trigger;
+
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import javax.management.ObjectName;
+
+/**
+ * The in-node maintainer's counters, in the node's JMX as {@code
+ * io.cassandragsi:type=Maintainer,shard=N} (one per epoch; a reloaded trigger jar starts a new
+ * one) and, through its progress records, in the repair service's {@code /admin/status}.
+ */
+final class MaintainerMetrics implements MaintainerMetricsMBean {
+    final LongAdder queued = new LongAdder();
+    final LongAdder done = new LongAdder();
+    final LongAdder handedOff = new LongAdder();
+    final LongAdder retried = new LongAdder();
+    final LongAdder dropped = new LongAdder();
+    final LongAdder errors = new LongAdder();
+    private final int shard;
+    private final LongSupplier backlog;
+    private final LongSupplier lagMillis;
+    private final Supplier<String> state;
+    private ObjectName name;
+
+    MaintainerMetrics(int shard, LongSupplier backlog, LongSupplier lagMillis, Supplier<String> state) {
+        this.shard = shard;
+        this.backlog = backlog;
+        this.lagMillis = lagMillis;
+        this.state = state;
+    }
+
+    void register() {
+        try {
+            name = new ObjectName("io.cassandragsi:type=Maintainer,shard=" + shard);
+            ManagementFactory.getPlatformMBeanServer().registerMBean(this, name);
+        } catch (Exception | LinkageError e) {
+            IndexTrigger.LOG.warn("gsi maintainer: could not register JMX metrics: {}", e.toString());
+        }
+    }
+
+    void unregister() {
+        try {
+            if (name != null) {
+                ManagementFactory.getPlatformMBeanServer().unregisterMBean(name);
+            }
+        } catch (Exception | LinkageError e) {
+            IndexTrigger.LOG.debug("gsi maintainer: could not unregister JMX metrics", e);
+        }
+    }
+
+    @Override
+    public int getShard() {
+        return shard;
+    }
+
+    @Override
+    public String getState() {
+        return state.get();
+    }
+
+    @Override
+    public long getQueued() {
+        return queued.sum();
+    }
+
+    @Override
+    public long getDone() {
+        return done.sum();
+    }
+
+    @Override
+    public long getHandedOff() {
+        return handedOff.sum();
+    }
+
+    @Override
+    public long getRetried() {
+        return retried.sum();
+    }
+
+    @Override
+    public long getDropped() {
+        return dropped.sum();
+    }
+
+    @Override
+    public long getErrors() {
+        return errors.sum();
+    }
+
+    @Override
+    public long getBacklog() {
+        return backlog.getAsLong();
+    }
+
+    @Override
+    public long getLagMillis() {
+        return lagMillis.getAsLong();
+    }
+}

@@ -1,0 +1,34 @@
+package io.cassandragsi.trigger;
+
+/** JMX view of {@link MaintainerMetrics}. */
+public interface MaintainerMetricsMBean {
+    /** The queue shard of this maintainer's epoch (its markers and its progress record). */
+    int getShard();
+
+    /** starting, running, retired. */
+    String getState();
+
+    /** Plain writes taken from the trigger. */
+    long getQueued();
+
+    /** Writes maintained here: diffs and reconciles written. */
+    long getDone();
+
+    /** Writes handed to the repair service (not plain after all, not visible in time, errors). */
+    long getHandedOff();
+
+    /** Repairs tried again (a version not visible yet, a write that failed). */
+    long getRetried();
+
+    /** Writes of tables no longer indexed when their turn came. */
+    long getDropped();
+
+    /** Repairs or writes that failed (each retried or handed off). */
+    long getErrors();
+
+    /** Writes taken and not finished yet. */
+    long getBacklog();
+
+    /** Milliseconds since the oldest write taken and not finished (0 when idle). */
+    long getLagMillis();
+}

@@ -1,0 +1,278 @@
+package io.cassandragsi.trigger;
+
+import io.cassandragsi.index.TablePlan;
+import io.cassandragsi.maintain.Marker;
+import io.cassandragsi.maintain.MarkerGroup;
+import io.cassandragsi.maintain.Outcome;
+import io.cassandragsi.maintain.RowsWrite;
+import io.cassandragsi.maintain.TableKind;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.WeakHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.cassandra.db.Mutation;
+import org.apache.cassandra.exceptions.OverloadedException;
+import org.apache.cassandra.utils.FBUtilities;
+
+/**
+ * One thread of the in-node maintainer (docs/design.md section 7): takes the writes that have
+ * settled (their batch is most likely applied), a batch at a time, repairs them with the repair
+ * core on {@link NodeStores} (reads of many rows at once where the layout allows), sends all their
+ * writes in one call, and finishes each: done, again a little later (not visible yet, a second
+ * pass), or handed to the repair service (not plain, not visible in time, failing).
+ */
+final class MaintainerWorker implements Runnable {
+    static final int BATCH = 64;
+
+    private final Maintainer m;
+    private final Map<CompiledTable, TableKind> kinds = Collections.synchronizedMap(new WeakHashMap<>());
+
+    MaintainerWorker(Maintainer m) {
+        this.m = m;
+    }
+
+    @Override
+    public void run() {
+        while (m.state == Maintainer.State.RUNNING) {
+            try {
+                List<MaintainerItem> batch = next();
+                if (!batch.isEmpty()) {
+                    process(batch);
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException | LinkageError e) {
+                m.metrics.errors.increment();
+                CompiledTable.logRateLimited("gsi maintainer: {}", e.toString());
+                IndexTrigger.LOG.debug("gsi maintainer error", e);
+            }
+        }
+    }
+
+    /** The next batch: due retries, and writes taken at least the settle time ago. */
+    private List<MaintainerItem> next() throws InterruptedException {
+        MaintainerItem first = m.later.poll();
+        if (first == null) {
+            first = m.queue.poll(100, TimeUnit.MILLISECONDS);
+            if (first == null) {
+                return List.of();
+            }
+            long wait = m.settings.settleMillis() - first.ageMillis(System.nanoTime());
+            if (wait > 0) {
+                Thread.sleep(wait);
+            }
+        }
+        List<MaintainerItem> batch = new ArrayList<>(BATCH);
+        batch.add(first);
+        long now = System.nanoTime();
+        while (batch.size() < BATCH) {
+            MaintainerItem head = m.queue.peek();
+            if (head == null || head.ageMillis(now) < m.settings.settleMillis()) {
+                break;
+            }
+            MaintainerItem taken = m.queue.poll();
+            if (taken == null) {
+                break;
+            }
+            batch.add(taken);
+        }
+        m.later.drainTo(batch, BATCH - batch.size());
+        return batch;
+    }
+
+    /** The groups of one table in one batch, each with its items and, once repaired, its outcome and writes. */
+    private static final class Turn {
+        final CompiledTable table;
+        final Map<MarkerGroup, List<MaintainerItem>> groups = new LinkedHashMap<>();
+        final Map<MarkerGroup, Outcome> outcomes = new IdentityHashMap<>();
+        final Map<MarkerGroup, List<Mutation>> writes = new IdentityHashMap<>();
+
+        Turn(CompiledTable table) {
+            this.table = table;
+        }
+    }
+
+    private void process(List<MaintainerItem> batch) {
+        long nowInSec = FBUtilities.nowInSeconds();
+        List<MaintainerItem> handOff = new ArrayList<>();
+        Map<String, List<MaintainerItem>> byTable = new LinkedHashMap<>();
+        for (MaintainerItem item : batch) {
+            if (item.handOff) {
+                handOff.add(item);
+            } else {
+                byTable.computeIfAbsent(item.marker.keyspace() + "." + item.marker.table(), k -> new ArrayList<>()).add(item);
+            }
+        }
+        List<Turn> turns = new ArrayList<>();
+        for (List<MaintainerItem> items : byTable.values()) {
+            Marker first = items.get(0).marker;
+            CompiledTable table = m.tables.apply(new String[] {first.keyspace(), first.table()});
+            if (table == null || !table.indexes()) {
+                items.forEach(this::dropped); // no longer indexed: nothing to maintain
+                continue;
+            }
+            turns.add(repair(table, items, nowInSec));
+        }
+        List<Mutation> all = new ArrayList<>();
+        turns.forEach(t -> t.writes.values().forEach(all::addAll));
+        boolean written = true;
+        try {
+            NodeWrites.send(all, m.settings.write());
+        } catch (RuntimeException e) {
+            written = false;
+            m.metrics.errors.increment();
+            CompiledTable.logRateLimited("gsi maintainer: writes failed, tried again: {}", e.toString());
+            backOff(e);
+        }
+        long now = System.nanoTime();
+        for (Turn t : turns) {
+            for (Map.Entry<MarkerGroup, List<MaintainerItem>> e : t.groups.entrySet()) {
+                Outcome outcome = t.outcomes.get(e.getKey());
+                boolean failed = outcome == null || (!written && !t.writes.getOrDefault(e.getKey(), List.of()).isEmpty());
+                for (MaintainerItem item : e.getValue()) {
+                    finish(item, failed ? null : outcome, e.getKey(), now, handOff);
+                }
+            }
+        }
+        if (!handOff.isEmpty()) {
+            handOff(handOff, nowInSec);
+        }
+    }
+
+    /** Repairs the items of one table: coalesced by row (a second pass apart), read together, decided by the repair core. */
+    private Turn repair(CompiledTable table, List<MaintainerItem> items, long nowInSec) {
+        Turn turn = new Turn(table);
+        TableKind kind = kinds.computeIfAbsent(table, t -> TableKind.of(t.plan, new NodeStores(t, new NodeStores.Levels(m.settings.read(),
+                m.settings.serial(), m.settings.write())), m.counters));
+        for (boolean again : new boolean[] {false, true}) {
+            Map<UUID, MaintainerItem> byId = new LinkedHashMap<>();
+            for (MaintainerItem item : items) {
+                if (item.unseenGone == again) {
+                    byId.put(item.marker.id(), item);
+                }
+            }
+            for (MarkerGroup g : MarkerGroup.coalesce(byId.values().stream().map(i -> i.marker).toList())) {
+                List<MaintainerItem> of = g.markerIds().stream().map(byId::get).toList();
+                turn.groups.put(again ? g.withUnseenGone() : g, of);
+            }
+        }
+        List<MarkerGroup> groups = new ArrayList<>(turn.groups.keySet());
+        Map<MarkerGroup, TableKind.Prefetched> pre;
+        try {
+            pre = kind.prefetch(groups);
+        } catch (RuntimeException e) {
+            pre = Map.of();
+        }
+        for (MarkerGroup g : groups) {
+            List<Mutation> writes = new ArrayList<>();
+            try {
+                turn.outcomes.put(g, kind.repair(g, pre.get(g), (index, rows) -> {
+                    for (TablePlan.IndexWrite w : index) {
+                        writes.add(EntryMutations.of(table, w, nowInSec));
+                    }
+                    for (RowsWrite w : rows) {
+                        writes.add(RowsMutations.of(table, w, nowInSec));
+                    }
+                }));
+                turn.writes.put(g, writes);
+            } catch (RuntimeException e) {
+                m.metrics.errors.increment();
+                CompiledTable.logRateLimited("gsi maintainer: repair of {}.{} failed, tried again: {}", table.keyspaceName(), table.name(), e.toString());
+                backOff(e);
+            }
+        }
+        return turn;
+    }
+
+    private void finish(MaintainerItem item, Outcome outcome, MarkerGroup g, long now, List<MaintainerItem> handOff) {
+        long age = item.ageMillis(now);
+        if (outcome == null) { // failed: again with backoff, handed off once it fails for long
+            if (age > 2 * m.settings.handOffAfterMillis()) {
+                handOff.add(item);
+            } else {
+                m.later.add(item.again(now, Math.min(2000, 50L << Math.min(item.attempts, 6))));
+                m.metrics.retried.increment();
+            }
+            return;
+        }
+        switch (outcome) {
+            case DONE -> done(item);
+            case AGAIN -> {
+                if (g.unseenGone()) {
+                    done(item);
+                } else {
+                    item.unseenGone = true; // reconciled with what was visible: once more a second later
+                    m.later.add(item.again(now, 1000));
+                }
+            }
+            case RETRY -> {
+                if (age > m.settings.handOffAfterMillis()) {
+                    handOff.add(item); // not visible all this time: the repair service waits longer, and recomputes if need be
+                } else {
+                    m.later.add(item.again(now, Math.min(1000, 20L << Math.min(item.attempts, 6))));
+                    m.metrics.retried.increment();
+                }
+            }
+            case HANDOFF, DROPPED -> handOff.add(item);
+        }
+    }
+
+    private void done(MaintainerItem item) {
+        m.unfinished.remove(item.marker.id());
+        m.metrics.done.increment();
+    }
+
+    private void dropped(MaintainerItem item) {
+        m.unfinished.remove(item.marker.id());
+        m.metrics.dropped.increment();
+    }
+
+    /** Queues the items for the repair service (a marker each, in its shards); those whose marker fails are tried again. */
+    private void handOff(List<MaintainerItem> items, long nowInSec) {
+        List<Mutation> markers = new ArrayList<>();
+        List<MaintainerItem> sent = new ArrayList<>();
+        for (MaintainerItem item : items) {
+            Marker mk = item.marker;
+            CompiledTable table = m.tables.apply(new String[] {mk.keyspace(), mk.table()});
+            if (table == null || !table.hasQueue()) {
+                dropped(item);
+                continue;
+            }
+            Marker handed = new Marker(Maintainer.newId(), mk.keyspace(), mk.table(), mk.pk(), mk.ck(), mk.tidMin(), mk.tidMax(), mk.flags());
+            markers.add(QueueMutations.of(table, QueueMutations.serviceShard(table, mk.pk()), handed, nowInSec));
+            sent.add(item);
+        }
+        try {
+            NodeWrites.send(markers, m.settings.write());
+            for (MaintainerItem item : sent) {
+                m.unfinished.remove(item.marker.id());
+                m.metrics.handedOff.increment();
+            }
+        } catch (RuntimeException e) {
+            m.metrics.errors.increment();
+            CompiledTable.logRateLimited("gsi maintainer: hand-off to the repair service failed, tried again: {}", e.toString());
+            long now = System.nanoTime();
+            for (MaintainerItem item : sent) {
+                item.handOff = true;
+                m.later.add(item.again(now, 1000));
+            }
+            backOff(e);
+        }
+    }
+
+    /** An overloaded node: this thread pauses before its next turn. */
+    private static void backOff(RuntimeException e) {
+        if (e instanceof OverloadedException) {
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package io.cassandragsi.trigger;
+
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.schema.NodeProgressLayout;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.UUID;
+import org.apache.cassandra.db.ConsistencyLevel;
+import org.apache.cassandra.db.Mutation;
+import org.apache.cassandra.db.partitions.PartitionUpdate;
+import org.apache.cassandra.db.rows.BTreeRow;
+import org.apache.cassandra.db.rows.BufferCell;
+import org.apache.cassandra.db.rows.Row;
+import org.apache.cassandra.schema.ColumnMetadata;
+import org.apache.cassandra.schema.TableMetadata;
+import org.apache.cassandra.utils.ByteBufferUtil;
+import org.apache.cassandra.utils.FBUtilities;
+
+/**
+ * The progress record of one maintainer epoch ({@link NodeProgressLayout}, docs/design.md section
+ * 7), written through {@code StorageProxy} at the write level, each cell with the queue's TTL.
+ */
+final class NodeProgress {
+    private final TableMetadata table;
+    private final int ttl;
+    private final int shard;
+    private final long startedMillis;
+    private final ConsistencyLevel cl;
+    private final ByteBuffer node;
+
+    NodeProgress(TableMetadata table, int ttl, int shard, long startedMillis, ConsistencyLevel cl) {
+        this.table = table;
+        this.ttl = ttl;
+        this.shard = shard;
+        this.startedMillis = startedMillis;
+        this.cl = cl;
+        this.node = ByteBufferUtil.bytes(FBUtilities.getBroadcastAddressAndPort().getHostAddressAndPort());
+    }
+
+    /** Writes the heartbeat (now), {@code doneBefore}, the state and the counters; blocks until acknowledged or throws. */
+    void write(UUID doneBefore, String state, MaintainerMetrics metrics) {
+        long nowMicros = FBUtilities.timestampMicros();
+        long nowInSec = FBUtilities.nowInSeconds();
+        Row.Builder b = BTreeRow.unsortedBuilder();
+        b.newRow(org.apache.cassandra.db.Clustering.EMPTY);
+        cell(b, NodeProgressLayout.C_NODE, node, nowMicros, nowInSec);
+        cell(b, NodeProgressLayout.C_STARTED, ByteBufferUtil.bytes(startedMillis), nowMicros, nowInSec);
+        cell(b, NodeProgressLayout.C_HEARTBEAT, ByteBufferUtil.bytes(nowMicros / 1000), nowMicros, nowInSec);
+        cell(b, NodeProgressLayout.C_DONE_BEFORE, Tids.bytes(doneBefore), nowMicros, nowInSec);
+        cell(b, NodeProgressLayout.C_STATE, ByteBufferUtil.bytes(state), nowMicros, nowInSec);
+        cell(b, NodeProgressLayout.C_QUEUED, ByteBufferUtil.bytes(metrics.queued.sum()), nowMicros, nowInSec);
+        cell(b, NodeProgressLayout.C_DONE, ByteBufferUtil.bytes(metrics.done.sum()), nowMicros, nowInSec);
+        cell(b, NodeProgressLayout.C_HANDED_OFF, ByteBufferUtil.bytes(metrics.handedOff.sum()), nowMicros, nowInSec);
+        cell(b, NodeProgressLayout.C_RETRIED, ByteBufferUtil.bytes(metrics.retried.sum()), nowMicros, nowInSec);
+        Mutation m = new Mutation(PartitionUpdate.singleRowUpdate(table, ByteBufferUtil.bytes(shard), b.build()));
+        NodeWrites.send(List.of(m), cl);
+    }
+
+    private void cell(Row.Builder b, String column, ByteBuffer value, long nowMicros, long nowInSec) {
+        ColumnMetadata c = table.getColumn(ByteBufferUtil.bytes(column));
+        if (c == null) {
+            throw new IllegalStateException("progress table " + table + " lacks column " + column + ": run ./gsi schema apply");
+        }
+        b.addCell(BufferCell.expiring(c, nowMicros, ttl, nowInSec, value));
+    }
+}
