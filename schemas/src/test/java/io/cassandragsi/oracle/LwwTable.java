@@ -247,6 +247,12 @@ public final class LwwTable {
         r.marker = reconcile(r.marker, Cell.written(EMPTY, timestamp, ttl, nowInSec()));
     }
 
+    /** Merges a row marker made by the caller (its own TTL and expiry). */
+    public void mergeMarker(Object partition, Object clustering, Cell marker) {
+        Row r = row(partition, clustering);
+        r.marker = reconcile(r.marker, marker);
+    }
+
     /** A cell write ({@code SET column = value USING TIMESTAMP timestamp AND TTL ttl}); a null value writes a tombstone (TTL ignored, as Cassandra does). */
     public void write(Object partition, Object clustering, String column, ByteBuffer value, long timestamp, int ttl) {
         merge(partition, clustering, column, value == null ? Cell.tombstone(timestamp, nowInSec()) : Cell.written(value, timestamp, ttl, nowInSec()));
@@ -491,10 +497,10 @@ public final class LwwTable {
     public String toString() {
         StringBuilder out = new StringBuilder();
         partitions.forEach((p, part) -> {
-            out.append(p).append(part.deletion == Deletion.LIVE ? "" : " deleted " + part.deletion).append('\n');
+            out.append(render(p)).append(part.deletion == Deletion.LIVE ? "" : " deleted " + part.deletion).append('\n');
             part.ranges.forEach(r -> out.append("  range ").append(r).append('\n'));
             part.rows.forEach((c, r) -> {
-                out.append("  ").append(c).append(": marker ").append(r.marker)
+                out.append("  ").append(render(c)).append(": marker ").append(r.marker)
                         .append(r.deletion == Deletion.LIVE ? "" : " deleted " + r.deletion).append(' ').append(r.simple);
                 r.complex.forEach((col, cx) -> {
                     out.append(' ').append(col).append('{');
@@ -505,6 +511,18 @@ public final class LwwTable {
             });
         });
         return out.toString();
+    }
+
+    private static String render(Object key) {
+        if (key instanceof ByteBuffer b) {
+            return hex(b);
+        }
+        if (key instanceof List<?> l) {
+            List<String> out = new ArrayList<>();
+            l.forEach(x -> out.add(render(x)));
+            return out.toString();
+        }
+        return String.valueOf(key);
     }
 
     static String hex(ByteBuffer b) {
