@@ -87,9 +87,12 @@ class RandomHistoryTest {
         return seed;
     }
 
-    /** Runs {@code n} histories, history i with seed SEED + i; a failure names its seed. */
+    /** {@code -Dgsi.history.scale=K} runs K times as many histories (a longer soak), 1 by default. */
+    private static final int SCALE = Integer.getInteger("gsi.history.scale", 1);
+
+    /** Runs {@code n} (times the scale) histories, history i with seed SEED + i; a failure names its seed. */
     private static void histories(String what, int n, LongConsumer history) {
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n * SCALE; i++) {
             long seed = SEED + i;
             try {
                 history.accept(seed);
@@ -364,5 +367,100 @@ class RandomHistoryTest {
         histories("versioned deletes", 400, seed -> later[0] += versioned(seed, r -> recomputes[0] += r));
         System.out.println("RandomHistoryTest versioned deletes: " + recomputes[0] + " recomputes; entries whose _deleted is a later"
                 + " non-matching version: " + later[0]);
+    }
+
+    // ----- unversioned reconcile
+
+    /** One unversioned history; a failure reruns it to print its log. */
+    static void unversioned(long seed) {
+        try {
+            unversioned(seed, false);
+        } catch (AssertionError e) {
+            try {
+                unversioned(seed, true);
+            } catch (AssertionError again) {
+                throw new AssertionError(again.getMessage(), e);
+            }
+            throw new AssertionError(e.getMessage() + "\n(the history did not fail again with its log on)", e);
+        }
+    }
+
+    private static void unversioned(long seed, boolean logging) {
+        Random rnd = new Random(seed);
+        UnversionedWorld w = new UnversionedWorld(rnd, START_MILLIS);
+        w.logging = logging;
+        int ids = 1 + rnd.nextInt(3);
+        int ops = 5 + rnd.nextInt(40);
+        long at = START_MILLIS;
+        for (int i = 0; i < ops; i++) {
+            at += 1 + rnd.nextInt(rnd.nextInt(8) == 0 ? 3_000 : 80);
+            w.at(at, () -> w.clientStep(ids));
+        }
+        w.drain();
+        // judged once every TTL has run out (the service's own rewrites outlive a cell by up to 2 s) and the service has drained
+        long last = w.now;
+        for (LwwTable t : List.of(w.base, w.index.table(UnversionedWorld.PLAN.indexes().get(0)), w.index.table(UnversionedWorld.PLAN.indexes().get(1)))) {
+            for (LwwTable.Cell c : t.expiringCells()) {
+                last = Math.max(last, c.localDeletionTime() * 1000 + 1000);
+            }
+        }
+        w.now = last;
+        w.drain();
+        IndexOracle oracle = new IndexOracle(UnversionedWorld.DEF);
+        for (LwwTable.RowKey r : w.base.rows()) {
+            ByteBuffer id = (ByteBuffer) r.partition();
+            List<IndexOracle.Cell> cells = new ArrayList<>();
+            cells.add(new IndexOracle.Cell(id, Long.MIN_VALUE));
+            for (String c : UnversionedWorld.COLUMNS.subList(1, UnversionedWorld.COLUMNS.size())) {
+                LwwTable.Cell cell = w.base.liveCell(id, null, c);
+                cells.add(cell == null ? IndexOracle.Cell.NONE : new IndexOracle.Cell(cell.value(), cell.timestamp()));
+            }
+            oracle.row(cells);
+        }
+        try {
+            compareUnversioned(oracle, w.index, UnversionedWorld.PLAN.indexes());
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + (logging ? "\nhistory (millis, what):\n" + String.join("\n", w.log) : ""), e);
+        }
+    }
+
+    /** The index model against the oracle, for an unversioned table. */
+    static void compareUnversioned(IndexOracle oracle, IndexModel model, List<IndexPlan> indexes) {
+        for (IndexPlan p : indexes) {
+            String name = p.index().name();
+            Map<List<ByteBuffer>, IndexOracle.Entry> expected = oracle.expected(name);
+            LwwTable t = model.table(p);
+            Set<List<ByteBuffer>> all = new LinkedHashSet<>(expected.keySet());
+            all.addAll(model.keys(p));
+            for (List<ByteBuffer> k : all) {
+                IndexOracle.Entry e = expected.get(k);
+                UUID tid = uuid(t.value(k, null, IndexModel.TID));
+                UUID deleted = uuid(t.value(k, null, IndexModel.DELETED));
+                boolean matches = IndexOracle.matches(tid, deleted, null);
+                String what = "index " + name + " entry " + show(k) + " (_tid " + Simulation.tid(tid) + ", _deleted " + Simulation.tid(deleted) + ")";
+                if (e == null) {
+                    assertThat(matches).as("%s: the row does not have the key, yet it matches", what).isFalse();
+                    continue;
+                }
+                assertThat(matches).as("%s: the row has the key", what).isTrue();
+                long ticks = WriteTimestamps.of(tid);
+                boolean natural = ticks == e.versionTicks();
+                boolean afterMark = deleted != null && WriteTimestamps.of(deleted) >= e.versionTicks() && ticks == WriteTimestamps.of(deleted) + 1;
+                assertThat(natural || afterMark).as("%s: _tid, expected tick %d (ten times the newest key cell's timestamp), or one after a mark"
+                        + " at or after it", what, e.versionTicks()).isTrue();
+                List<String> proj = new ArrayList<>();
+                List<String> want = new ArrayList<>();
+                for (int i = 0; i < e.proj().size(); i++) {
+                    proj.add(show(t.value(k, null, IndexModel.proj(i))));
+                    want.add(show(e.proj().get(i)));
+                }
+                assertThat(proj).as("%s: projections", what).isEqualTo(want);
+            }
+        }
+    }
+
+    @Test
+    void should_match_the_oracle_when_unversioned_rows_are_rewritten_deleted_and_expire_and_the_service_reconciles() {
+        histories("unversioned reconcile", 400, RandomHistoryTest::unversioned);
     }
 }
