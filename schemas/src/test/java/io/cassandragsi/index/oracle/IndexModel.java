@@ -117,6 +117,21 @@ final class IndexModel {
         return out;
     }
 
+    /** An entry as a read finds it now: its live {@code _tid}, {@code _deleted} and projections (each null when absent). */
+    record Read(java.util.UUID tid, java.util.UUID deleted, List<ByteBuffer> proj) {}
+
+    Read read(IndexPlan index, List<ByteBuffer> key) {
+        LwwTable t = tables.get(index);
+        ByteBuffer tid = t.value(key, null, TID);
+        ByteBuffer deleted = t.value(key, null, DELETED);
+        List<ByteBuffer> proj = new ArrayList<>();
+        for (int i = 0; i < index.projAttributes().length; i++) {
+            proj.add(t.value(key, null, proj(i)));
+        }
+        return new Read(tid == null ? null : io.cassandragsi.index.Tids.uuid(tid), deleted == null ? null : io.cassandragsi.index.Tids.uuid(deleted),
+                java.util.Collections.unmodifiableList(proj));
+    }
+
     /** Whether the index has a row for the key (a read of the entry finds it). */
     boolean exists(IndexPlan index, List<ByteBuffer> key) {
         return tables.get(index).exists(key, null);

@@ -188,11 +188,29 @@ final class UnversionedWorld extends Simulation {
 
     /** One statement's write and the trigger's logged batch for it, applied mutation by mutation. */
     void write(ByteBuffer id, Map<String, ByteBuffer> values, boolean marker, long w, int ttl) {
-        long nowSec = nowSec();
         if (logging) {
             log("write " + RandomHistoryTest.show(id) + " " + values.entrySet().stream().map(e -> e.getKey() + "=" + RandomHistoryTest.show(e.getValue()))
                     .toList() + (marker ? " (insert)" : "") + " w " + w + " ttl " + ttl);
         }
+        Batch b = batch(id, values, marker, w, ttl);
+        int baseAt = rnd.nextInt(20);
+        at(now + baseAt, b.base());
+        for (Runnable e : b.entries()) {
+            at(now + (ENTRIES_FIRST ? rnd.nextInt(20) : baseAt + 1 + rnd.nextInt(20)), e);
+        }
+        queue(b.marker());
+    }
+
+    /**
+     * What the trigger makes of one statement: the base row with its rows-table record (one
+     * mutation: the same partition key), each index entry the write carries whole (a mutation each),
+     * and the marker.
+     */
+    record Batch(Runnable base, List<Runnable> entries, Marker marker) {}
+
+    /** A statement's cells ({@code values}: null writes a tombstone) and the trigger's batch for it. */
+    Batch batch(ByteBuffer id, Map<String, ByteBuffer> values, boolean marker, long w, int ttl) {
+        long nowSec = nowSec();
         Map<String, Cell> cells = new LinkedHashMap<>();
         values.forEach((c, v) -> cells.put(c, v == null ? Cell.tombstone(w, nowSec) : Cell.written(v, w, ttl, nowSec)));
         ByteBuffer[] carried = new ByteBuffer[COLUMNS.size()];
@@ -205,8 +223,7 @@ final class UnversionedWorld extends Simulation {
         });
         TablePlan.Derivation d = PLAN.derive(new Carried(carried, has));
         List<ByteBuffer> rowKey = List.of(id);
-        int baseAt = rnd.nextInt(20);
-        at(now + baseAt, () -> {
+        Runnable baseRow = () -> {
             if (marker) {
                 base.mergeMarker(id, null, Cell.written(EMPTY, w, ttl, nowSec));
             }
@@ -215,15 +232,16 @@ final class UnversionedWorld extends Simulation {
                 rows.mergeElement(rowKey, null, RowsLayout.KEYS, RowsLayout.element(e.index().index().name(), e.key()), Cell.live(EMPTY, w));
             }
             rows.merge(rowKey, null, RowsLayout.WRITTEN, Cell.live(VersionedWorld.long8(w), w));
-        });
+        };
+        List<Runnable> entries = new ArrayList<>();
         for (TablePlan.Entry e : d.entries()) {
-            at(now + (ENTRIES_FIRST ? rnd.nextInt(20) : baseAt + 1 + rnd.nextInt(20)), () -> mirror(e, cells));
+            entries.add(() -> mirror(e, cells));
         }
         int flags = ttl > 0 ? QueueLayout.FLAG_DELETE : 0;
         if (!d.complete() || d.entries().size() < PLAN.indexes().size()) {
             flags |= QueueLayout.FLAG_PARTIAL;
         }
-        queue(new Marker(id, Tids.uuid(RowReconcile.tidOfMicros(w)), flags, now, false));
+        return new Batch(baseRow, entries, new Marker(id, Tids.uuid(RowReconcile.tidOfMicros(w)), flags, now, false));
     }
 
     /** The trigger's entry: every cell mirrors the base cell it comes from (CompiledTable.unversionedEntryMutation). */
@@ -275,7 +293,7 @@ final class UnversionedWorld extends Simulation {
 
     // ----- the repair service
 
-    private enum Outcome { DONE, RETRY, AGAIN }
+    enum Outcome { DONE, RETRY, AGAIN }
 
     private void process(Marker m) {
         int before = log.size();
@@ -328,7 +346,7 @@ final class UnversionedWorld extends Simulation {
         return new RowReconcile.BaseRow(cells);
     }
 
-    private Outcome repair(Marker m) {
+    Outcome repair(Marker m) {
         reconciles++;
         if (m.version() == null) {
             Record record = record(m.id());

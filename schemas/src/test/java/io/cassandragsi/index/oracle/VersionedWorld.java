@@ -201,14 +201,30 @@ final class VersionedWorld extends Simulation {
             log("write " + RandomHistoryTest.show(v.values()[0]) + " " + tid(v.tid()) + " length " + (v.has(2) ? RandomHistoryTest.show(v.get(2)) : "(none)")
                 + " value " + RandomHistoryTest.show(v.get(3)) + " w " + w + " ttl " + ttl);
         }
+        Batch b = batch(v, w, ttl);
+        at(now + rnd.nextInt(20), b.base());
+        b.entries().forEach(e -> at(now + rnd.nextInt(20), e));
+        queue(b.marker(), now);
+        if (b.expiry() != null) {
+            queue(b.expiry(), b.expiryDue());
+        }
+    }
+
+    /**
+     * What the trigger makes of one write: the base row with its rows-table record (one mutation:
+     * the same partition key), each index entry (a mutation each), the marker, and for a version
+     * written with a TTL the marker due at its expiry.
+     */
+    record Batch(Runnable base, List<Runnable> entries, Marker marker, Marker expiry, long expiryDue) {}
+
+    Batch batch(Version v, long w, int ttl) {
         long nowSec = nowSec();
         ByteBuffer key = v.values()[0];
         UUID tid = v.tid();
         long ts = WriteTimestamps.of(tid);
         boolean insert = v.has(2); // an INSERT carries every attribute; the partial write is an UPDATE of value
         TablePlan.Derivation d = PLAN.derive(v);
-        // the base row and its rows-table record: one mutation (same partition key)
-        at(now + rnd.nextInt(20), () -> {
+        Runnable baseRow = () -> {
             if (insert) {
                 base.mergeMarker(key, tid, Cell.written(EMPTY, w, ttl, nowSec));
                 base.merge(key, tid, "length", v.get(2) == null ? Cell.tombstone(w, nowSec) : Cell.written(v.get(2), w, ttl, nowSec));
@@ -223,10 +239,11 @@ final class VersionedWorld extends Simulation {
                 rows.merge(rowKey, null, RowsLayout.NEWEST_HI, Cell.live(long8(w), ts));
                 rows.merge(rowKey, null, RowsLayout.NEWEST_LO, Cell.live(long8(RowsLayout.newestLo(w)), ts));
             }
-        });
-        // each index entry: its own mutation, its cells at the version's TS, expiring with the version
+        };
+        // each index entry: its cells at the version's TS, expiring with the version (CompiledTable.entryMutation)
+        List<Runnable> entries = new ArrayList<>();
         for (TablePlan.Entry e : d.entries()) {
-            at(now + rnd.nextInt(20), () -> {
+            entries.add(() -> {
                 boolean expiring = ttl > 0 && (insert || !e.index().perVersion());
                 Cell live = expiring ? Cell.expiring(EMPTY, ts, ttl, nowSec) : Cell.live(EMPTY, ts);
                 index.mergeMarker(e.index(), e.key(), live);
@@ -252,10 +269,8 @@ final class VersionedWorld extends Simulation {
                 flags |= QueueLayout.FLAG_DELETE; // carries the projected value without every indexed attribute
             }
         }
-        queue(new Marker(key, tid, tid, flags, now, false), now);
-        if (ttl > 0) {
-            queue(new Marker(key, tid, tid, QueueLayout.FLAG_DELETE, now, false), (nowSec + ttl) * 1000 + 1000);
-        }
+        Marker expiry = ttl > 0 ? new Marker(key, tid, tid, QueueLayout.FLAG_DELETE, now, false) : null;
+        return new Batch(baseRow, entries, new Marker(key, tid, tid, flags, now, false), expiry, (nowSec + ttl) * 1000 + 1000);
     }
 
     static ByteBuffer long8(long v) {
@@ -297,7 +312,7 @@ final class VersionedWorld extends Simulation {
 
     // ----- the repair service
 
-    private enum Outcome { DONE, RETRY, AGAIN }
+    enum Outcome { DONE, RETRY, AGAIN }
 
     private void process(Marker m) {
         int before = log.size();
@@ -384,7 +399,7 @@ final class VersionedWorld extends Simulation {
                 w == null ? Long.MIN_VALUE : w.value().getLong(0), rewrittenAt);
     }
 
-    private Outcome repair(Marker m) {
+    Outcome repair(Marker m) {
         if (m.whole() || m.recompute()) {
             return recompute(m);
         }
