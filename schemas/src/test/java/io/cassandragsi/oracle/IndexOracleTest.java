@@ -57,7 +57,7 @@ class IndexOracleTest {
     }
 
     @Test
-    void should_give_each_entry_its_latest_version_and_the_first_later_one_without_the_key() {
+    void should_give_each_entry_its_latest_version_and_the_first_later_one_without_the_key_when_versions_come_and_go() {
         IndexOracle oracle = new IndexOracle(REVISIONS);
         UUID v1 = tid(100);
         UUID v2 = tid(200);
@@ -89,7 +89,7 @@ class IndexOracleTest {
     }
 
     @Test
-    void should_match_the_version_current_at_each_query_time() {
+    void should_match_the_version_current_at_each_query_time_when_reading_the_past() {
         IndexOracle oracle = new IndexOracle(REVISIONS);
         oracle.write(version("k", tid(100), 1, "a"));
         oracle.write(version("k", tid(200), 2, "b"));
@@ -100,7 +100,7 @@ class IndexOracleTest {
     }
 
     @Test
-    void should_judge_a_later_non_matching_deleted_apart_from_a_wrong_one() {
+    void should_tell_a_later_non_matching_version_from_a_wrong_one_when_deleted_differs() {
         IndexOracle oracle = new IndexOracle(REVISIONS);
         oracle.write(version("k", tid(100), 1, "a"));
         oracle.write(version("k", tid(200), 2, "b"));
@@ -128,7 +128,7 @@ class IndexOracleTest {
     }
 
     @Test
-    void should_leave_out_null_empty_hash_and_oversized_keys() {
+    void should_give_no_entry_when_a_key_value_is_null_an_empty_hash_or_too_large() {
         IndexOracle oracle = new IndexOracle(USERS);
         List<ByteBuffer> row = Arrays.asList(text("u1"), text(""), text("fr"), null, text("N"));
         assertThat(oracle.entryKey("by_email", row)).as("an empty hash value").isNull();
@@ -141,7 +141,7 @@ class IndexOracleTest {
     }
 
     @Test
-    void should_take_the_newest_key_cell_as_the_version_of_an_unversioned_entry() {
+    void should_take_the_newest_key_cell_as_the_version_when_an_unversioned_row_has_an_entry() {
         IndexOracle oracle = new IndexOracle(USERS);
         IndexOracle.Cell none = IndexOracle.Cell.NONE;
         oracle.row(List.of(new IndexOracle.Cell(text("u1"), Long.MIN_VALUE), new IndexOracle.Cell(text("a@x"), 5), new IndexOracle.Cell(text("fr"), 7),
@@ -157,7 +157,7 @@ class IndexOracleTest {
     }
 
     @Test
-    void should_order_timeuuids_by_time_then_by_signed_bytes_of_clock_and_node() {
+    void should_order_by_signed_bytes_of_clock_and_node_when_timeuuids_share_a_tick() {
         UUID a = Timeuuids.at(1_000, 0x0000_0000_0000_0001L);
         UUID b = Timeuuids.at(1_000, 0x3F00_0000_0000_0000L);
         UUID c = Timeuuids.at(1_001, 0);

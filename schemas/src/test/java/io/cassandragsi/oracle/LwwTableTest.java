@@ -104,7 +104,7 @@ class LwwTableTest {
     }
 
     @Test
-    void should_reconcile_commutatively_and_associatively_whatever_the_cells() {
+    void should_give_the_same_winner_in_any_order_when_cells_are_reconciled() {
         Random rnd = new Random(42);
         for (int i = 0; i < 20_000; i++) {
             List<Cell> cells = new ArrayList<>();
@@ -127,7 +127,7 @@ class LwwTableTest {
     }
 
     @Test
-    void should_report_value_writetime_and_ttl_as_cql_does() {
+    void should_report_value_writetime_and_ttl_as_cql_does_when_cells_are_read() {
         table.write("k", null, "c", text("v"), 1_000, 0);
         assertThat(table.value("k", null, "c")).isEqualTo(text("v"));
         assertThat(table.writetime("k", null, "c")).isEqualTo(1_000L);
@@ -141,7 +141,7 @@ class LwwTableTest {
     }
 
     @Test
-    void should_expire_a_cell_at_its_local_deletion_time_and_keep_shadowing_the_cell_it_beat() {
+    void should_keep_shadowing_the_cell_it_beat_when_an_expiring_cell_expires() {
         table.write("k", null, "c", text("z"), 7, 0);
         clock.addAndGet(400); // T0 + 0.4 s: the expiry counts from the whole second T0
         table.write("k", null, "c", text("a"), 7, 2);
@@ -156,7 +156,7 @@ class LwwTableTest {
     }
 
     @Test
-    void should_shadow_cells_and_markers_at_or_below_a_row_deletion() {
+    void should_shadow_cells_and_markers_at_or_below_its_timestamp_when_a_row_is_deleted() {
         table.insertMarker("k", null, 5, 0);
         table.write("k", null, "c", text("v"), 5, 0);
         table.write("k", null, "d", text("w"), 6, 0);
@@ -173,7 +173,7 @@ class LwwTableTest {
     }
 
     @Test
-    void should_shadow_only_the_rows_a_range_deletion_covers() {
+    void should_shadow_only_the_rows_it_covers_when_a_clustering_range_is_deleted() {
         for (int uid = 0; uid < 5; uid++) {
             table.write("org", uid, "role", text("r"), 10, 0);
         }
@@ -186,7 +186,7 @@ class LwwTableTest {
     }
 
     @Test
-    void should_shadow_every_row_of_a_partition_at_or_below_a_partition_deletion() {
+    void should_shadow_every_row_at_or_below_its_timestamp_when_a_partition_is_deleted() {
         table.write("p", 1, "c", text("v"), 10, 0);
         table.write("p", 2, "c", text("v"), 11, 0);
         table.write("q", 1, "c", text("v"), 10, 0);
@@ -195,7 +195,7 @@ class LwwTableTest {
     }
 
     @Test
-    void should_keep_a_row_while_its_marker_or_a_cell_lives() {
+    void should_keep_a_row_while_its_marker_or_a_cell_lives_when_cells_expire_or_are_deleted() {
         table.insertMarker("i", null, 5, 0);
         assertThat(table.exists("i", null)).as("an INSERT of the key alone").isTrue();
         table.write("u", null, "c", text("v"), 5, 0);
@@ -210,7 +210,7 @@ class LwwTableTest {
     }
 
     @Test
-    void should_reconcile_set_elements_as_cells_and_shadow_them_by_the_collections_deletion() {
+    void should_reconcile_elements_as_cells_under_the_sets_deletion_when_a_set_is_updated() {
         ByteBuffer a = text("a");
         ByteBuffer b = text("b");
         ByteBuffer c = text("c");
@@ -233,7 +233,7 @@ class LwwTableTest {
     }
 
     @Test
-    void should_order_set_elements_by_unsigned_bytes() {
+    void should_order_set_elements_by_unsigned_bytes_when_they_are_read() {
         table.addElement("k", null, "s", bytes(0x80), 1, 0);
         table.addElement("k", null, "s", bytes(0x7f), 1, 0);
         table.addElement("k", null, "s", bytes(0x7f, 0x00), 1, 0);

@@ -20,12 +20,12 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.LongConsumer;
-import java.util.function.LongUnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -73,16 +73,19 @@ import org.junit.jupiter.api.Test;
  *   <li>the index is judged once the service has drained and every TTL has run out, not at moments
  *       in between: the service's own rewrites of an unversioned entry outlive its cells by up to
  *       two seconds (README), and a versioned row whose newest version expired waits for its marker;
- *   <li>three interleavings that make the index disagree with the base for good today, each reduced
+ *   <li>four interleavings that make the index disagree with the base for good today, each reduced
  *       to a few steps in {@link KnownDivergencesTest} (disabled) and off by default here, with a
  *       flag that puts it back: a version written again with a longer TTL or none after a write
  *       with a TTL ({@code -Dgsi.history.ttl-rewrites=true}: its per-version entry expires with the
  *       first write); a client timestamp tied with a write more than a second older ({@code
  *       -Dgsi.history.old-timestamps=true}: the rows table forgets the key of a write whose entry is
  *       still landing); an unversioned write's entry landing before its base row ({@code
- *       -Dgsi.history.entries-first=true}: a reconcile in between deletes its projection for good).
- *       Off, unversioned entries land after their base row (still within 20 ms, in any order
- *       among themselves) and tied timestamps come from the last 0.9 s.
+ *       -Dgsi.history.entries-first=true}: a reconcile in between deletes its projection for good);
+ *       TTLs on the cells of a two-cell unversioned key ({@code
+ *       -Dgsi.history.composite-key-ttl=true}: an entry's {@code _tid} written at one timestamp with
+ *       and without a TTL expires). Off, unversioned entries land after their base row (still
+ *       within 20 ms, in any order among themselves), tied timestamps come from the last 0.9 s, and
+ *       unversioned TTLs go on statements that write email (and name), not country or age.
  * </ul>
  *
  * <p>{@code -Dgsi.history.scale=K} runs K times as many histories (a soak).
@@ -320,13 +323,44 @@ class RandomHistoryTest {
 
     // ----- deletes, expiries, recompute
 
-    /** One versioned history with deletes and expiries; returns the later-_deleted count. A failure reruns it to print its log. */
-    static int versioned(long seed, LongUnaryOperator report) {
+    /**
+     * What the versioned histories went through, summed and printed, so that a change that stops
+     * them from covering something shows: histories, client writes, row, range and partition deletes,
+     * versions written with a TTL, same-tick tids written, rows left with two remaining versions in
+     * one tick, diffs, recomputes, entries judged (one entry per row; per version), entries expected
+     * marked, and entries whose {@code _deleted} is a later non-matching version.
+     */
+    static final class Coverage {
+        long histories;
+        long writes;
+        long deletes;
+        long expiring;
+        long sameTickWritten;
+        long sameTickRemaining;
+        long diffs;
+        long recomputes;
+        long entries;
+        long perVersionEntries;
+        long marked;
+        long later;
+
+        @Override
+        public String toString() {
+            return histories + " histories, " + writes + " writes, " + deletes + " deletes (row, range, partition), " + expiring
+                    + " written with a TTL, " + sameTickWritten + " same-tick tids written (" + sameTickRemaining
+                    + " rows end with two remaining versions in one tick); service: " + diffs + " diffs, " + recomputes + " recomputes; judged: "
+                    + entries + " entries of by_length (" + marked + " expected marked), " + perVersionEntries + " of by_tid; a later"
+                    + " non-matching _deleted: " + later;
+        }
+    }
+
+    /** One versioned history with deletes and expiries, counted into {@code coverage}. A failure reruns it to print its log. */
+    static void versioned(long seed, Coverage coverage) {
         try {
-            return versioned(seed, report, false);
+            versioned(seed, coverage, false);
         } catch (AssertionError e) {
             try {
-                versioned(seed, r -> 0, true);
+                versioned(seed, new Coverage(), true);
             } catch (AssertionError again) {
                 throw new AssertionError(again.getMessage(), e);
             }
@@ -334,7 +368,7 @@ class RandomHistoryTest {
         }
     }
 
-    private static int versioned(long seed, LongUnaryOperator report, boolean logging) {
+    private static void versioned(long seed, Coverage coverage, boolean logging) {
         Random rnd = new Random(seed);
         VersionedWorld w = new VersionedWorld(rnd, START_MILLIS);
         w.logging = logging;
@@ -364,32 +398,73 @@ class RandomHistoryTest {
                 oracle.write(key, Tids.bytes(tid), w.base.value(key, tid, "length"), w.base.value(key, tid, "value"));
             }
         }
-        report.applyAsLong(w.recomputes);
+        coverage.histories++;
+        coverage.writes += w.writes;
+        coverage.deletes += w.deletes;
+        coverage.expiring += w.expiring;
+        coverage.sameTickWritten += w.sameTicks;
+        coverage.diffs += w.diffs;
+        coverage.recomputes += w.recomputes;
+        for (NavigableMap<UUID, List<ByteBuffer>> versions : oracle.rows().values()) {
+            UUID previous = null;
+            for (UUID t : versions.keySet()) {
+                if (previous != null && WriteTimestamps.of(previous) == WriteTimestamps.of(t)) {
+                    coverage.sameTickRemaining++;
+                    break;
+                }
+                previous = t;
+            }
+        }
+        Map<List<ByteBuffer>, IndexOracle.Entry> byLength = oracle.expected("by_length");
+        coverage.entries += byLength.size();
+        coverage.marked += byLength.values().stream().filter(e -> e.deleted() != null).count();
+        coverage.perVersionEntries += oracle.expected("by_tid").size();
         try {
-            return compareVersioned(oracle, w.index, VersionedWorld.PLAN.indexes());
+            coverage.later += compareVersioned(oracle, w.index, VersionedWorld.PLAN.indexes());
         } catch (AssertionError e) {
-            throw new AssertionError(e.getMessage() + (logging ? "\nhistory (millis, what):\n" + String.join("\n", w.log) : ""), e);
+            throw new AssertionError(e.getMessage() + (logging ? "\nhistory (millis, what):\n" + String.join("\n", w.log) + "\nat " + w.now
+                    + ", base:\n" + w.base + "index:\n" + w.index + "rows:\n" + w.rows : ""), e);
         }
     }
 
     @Test
     void should_match_the_oracle_when_versions_are_deleted_expire_and_come_back_and_the_service_recomputes() {
-        int[] later = {0};
-        long[] recomputes = {0};
-        histories("versioned deletes", 1000, seed -> later[0] += versioned(seed, r -> recomputes[0] += r));
-        System.out.println("RandomHistoryTest versioned deletes: " + recomputes[0] + " recomputes; entries whose _deleted is a later"
-                + " non-matching version: " + later[0]);
+        Coverage coverage = new Coverage();
+        histories("versioned deletes", 1000, seed -> versioned(seed, coverage));
+        System.out.println("RandomHistoryTest versioned deletes: " + coverage);
+        assertThat(coverage.sameTickRemaining).as("histories that end with same-tick siblings").isPositive();
+        assertThat(coverage.deletes).isPositive();
+        assertThat(coverage.expiring).isPositive();
     }
 
     // ----- unversioned reconcile
 
-    /** One unversioned history; a failure reruns it to print its log. */
-    static void unversioned(long seed) {
+    /** What the unversioned histories went through (see {@link Coverage}). */
+    static final class UnversionedCoverage {
+        long histories;
+        long statements;
+        long deletes;
+        long expiring;
+        long ties;
+        long reconciles;
+        long entries;
+        long notMatching;
+
+        @Override
+        public String toString() {
+            return histories + " histories, " + statements + " statements, " + deletes + " row deletes, " + expiring + " with a TTL, " + ties
+                    + " with a tied timestamp; " + reconciles + " reconciles; judged: " + entries + " matching entries, " + notMatching
+                    + " entries that must not match";
+        }
+    }
+
+    /** One unversioned history, counted into {@code coverage}; a failure reruns it to print its log. */
+    static void unversioned(long seed, UnversionedCoverage coverage) {
         try {
-            unversioned(seed, false);
+            unversioned(seed, coverage, false);
         } catch (AssertionError e) {
             try {
-                unversioned(seed, true);
+                unversioned(seed, new UnversionedCoverage(), true);
             } catch (AssertionError again) {
                 throw new AssertionError(again.getMessage(), e);
             }
@@ -397,7 +472,7 @@ class RandomHistoryTest {
         }
     }
 
-    private static void unversioned(long seed, boolean logging) {
+    private static void unversioned(long seed, UnversionedCoverage coverage, boolean logging) {
         Random rnd = new Random(seed);
         UnversionedWorld w = new UnversionedWorld(rnd, START_MILLIS);
         w.logging = logging;
@@ -429,10 +504,22 @@ class RandomHistoryTest {
             }
             oracle.row(cells);
         }
+        coverage.histories++;
+        coverage.statements += w.statements;
+        coverage.deletes += w.deletes;
+        coverage.expiring += w.expiring;
+        coverage.ties += w.ties;
+        coverage.reconciles += w.reconciles;
+        for (IndexPlan p : UnversionedWorld.PLAN.indexes()) {
+            int expected = oracle.expected(p.index().name()).size();
+            coverage.entries += expected;
+            coverage.notMatching += new HashSet<>(w.index.keys(p)).size() - expected;
+        }
         try {
             compareUnversioned(oracle, w.index, UnversionedWorld.PLAN.indexes());
         } catch (AssertionError e) {
-            throw new AssertionError(e.getMessage() + (logging ? "\nhistory (millis, what):\n" + String.join("\n", w.log) : ""), e);
+            throw new AssertionError(e.getMessage() + (logging ? "\nhistory (millis, what):\n" + String.join("\n", w.log) + "\nat " + w.now
+                    + ", base:\n" + w.base + "index:\n" + w.index + "rows:\n" + w.rows : ""), e);
         }
     }
 
@@ -473,6 +560,8 @@ class RandomHistoryTest {
 
     @Test
     void should_match_the_oracle_when_unversioned_rows_are_rewritten_deleted_and_expire_and_the_service_reconciles() {
-        histories("unversioned reconcile", 1500, RandomHistoryTest::unversioned);
+        UnversionedCoverage coverage = new UnversionedCoverage();
+        histories("unversioned reconcile", 1500, seed -> unversioned(seed, coverage));
+        System.out.println("RandomHistoryTest unversioned reconcile: " + coverage);
     }
 }

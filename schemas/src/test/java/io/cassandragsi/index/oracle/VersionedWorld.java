@@ -95,7 +95,11 @@ final class VersionedWorld extends Simulation {
     final LwwTable base;
     final LwwTable rows;
     final IndexModel index;
-    /** What the service did, for the report. */
+    /** What the client and the service did, for the report. */
+    int writes;
+    int deletes;
+    int expiring;
+    int sameTicks;
     int diffs;
     int recomputes;
     int retries;
@@ -154,14 +158,17 @@ final class VersionedWorld extends Simulation {
             write(v, rnd.nextBoolean() ? w : w - rnd.nextInt(3_000_000), againTtl(tid));
         } else if (op < 16 && !ofKey.isEmpty()) {
             UUID tid = ofKey.get(rnd.nextInt(ofKey.size()));
+            deletes++;
             deleteVersion(text(key), tid, w);
         } else if (op < 19 && ofKey.size() >= 2) {
             List<UUID> sorted = new ArrayList<>(ofKey);
             sorted.sort(Tids::compare);
             int a = rnd.nextInt(sorted.size());
             int b = a + rnd.nextInt(sorted.size() - a);
+            deletes++;
             deleteRange(text(key), sorted.get(a), sorted.get(b), w);
         } else if (op < 21) {
+            deletes++;
             deletePartition(text(key), w);
         } else if (op < 25 && !deleted.isEmpty()) { // a deleted version written again
             UUID tid = deleted.get(rnd.nextInt(deleted.size()));
@@ -170,6 +177,7 @@ final class VersionedWorld extends Simulation {
             UUID tid;
             if (op < 32 && !ofKey.isEmpty()) {
                 tid = sameTick(ofKey.get(rnd.nextInt(ofKey.size())));
+                sameTicks++;
             } else if (op < 40) {
                 tid = freshTid(rnd.nextInt(30_000_000)); // up to 3 s old: a late version
             } else {
@@ -197,6 +205,8 @@ final class VersionedWorld extends Simulation {
 
     /** The trigger's logged batch for a write of one version, applied mutation by mutation. */
     void write(Version v, long w, int ttl) {
+        writes++;
+        expiring += ttl > 0 ? 1 : 0;
         if (logging) {
             log("write " + RandomHistoryTest.show(v.values()[0]) + " " + tid(v.tid()) + " length " + (v.has(2) ? RandomHistoryTest.show(v.get(2)) : "(none)")
                 + " value " + RandomHistoryTest.show(v.get(3)) + " w " + w + " ttl " + ttl);
