@@ -321,7 +321,7 @@ class LwwTiesIT {
     }
 
     @Test
-    void should_shadow_cells_and_markers_at_or_below_the_timestamp_of_a_row_range_or_partition_delete() {
+    void should_shadow_what_was_written_at_its_timestamp_when_a_row_range_or_partition_is_deleted() {
         run(scenario("row-delete-tie", ROW, NOW, v(1, "a", T, 0, N), b(1, new int[] {1}, T + 1, N), deleteRow(1, T, N)));
         run(scenario("insert-row-delete-tie", ROW, NOW, insert(1, "a", T, 0, N), deleteRow(1, T, N)));
         run(scenario("range-delete-tie", List.of(1, 2, 3), NOW, v(1, "a", T, 0, N), v(2, "b", T, 0, N), v(3, "c", T, 0, N), v(3, "d", T + 1, 0, N),
@@ -331,7 +331,7 @@ class LwwTiesIT {
     }
 
     @Test
-    void should_reconcile_set_elements_as_cells_under_the_sets_own_deletion() {
+    void should_reconcile_elements_as_cells_when_a_set_is_added_to_removed_from_overwritten_or_deleted() {
         run(scenario("element-add-remove-tie", ROW, NOW, add(1, "x", T, 0, N), remove(1, "x", T, N)));
         run(scenario("element-live-expiring-tie", ROW, List.of(0L, 100L), add(1, "x", T, 0, N), add(1, "x", T, 100, N), add(1, "y", T, 0, N)));
         // the overwrite deletes the set at T - 1: an element added at T - 1 goes, one added at T stays

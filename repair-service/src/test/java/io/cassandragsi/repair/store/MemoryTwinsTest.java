@@ -47,7 +47,7 @@ class MemoryTwinsTest {
     }
 
     @Test
-    void should_let_an_expiring_cell_win_a_tie_with_a_live_one_whatever_the_values() {
+    void should_let_an_expiring_cell_win_whatever_the_values_when_it_ties_with_a_live_one() {
         MemoryTable table = new MemoryTable(clock);
         table.write("k", false, Map.of("c", MemoryTable.text("z")), 0, 5);
         table.write("k", false, Map.of("c", MemoryTable.text("a")), 10, 5);
