@@ -6,8 +6,8 @@ import com.datastax.oss.driver.api.core.cql.Row;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.Tids;
-import io.cassandragsi.index.VersionRow;
-import io.cassandragsi.index.oracle.Oracle;
+import io.cassandragsi.oracle.IndexOracle;
+import io.cassandragsi.oracle.Timeuuids;
 import io.cassandragsi.schema.TableDef;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -29,14 +29,15 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A randomized history of versions written through CQL to a revisions-shaped table by concurrent
  * writers (old tids, retries of the same tid, tids 100 ns apart, A-B-A flips, partial updates,
- * conditional inserts, nulls), with the oracle of the final state, and a comparison of the index
- * tables with it.
+ * conditional inserts, nulls), with the oracle of the final state ({@link IndexOracle}: the
+ * expected index from the versions alone, sharing no code with the project), and a comparison of
+ * the index tables with it.
  */
 final class HistoryRun {
     final long seed;
     final TableDef def;
     final TablePlan plan;
-    final Oracle oracle;
+    final IndexOracle oracle;
     private final CqlSession session;
     private final Map<UUID, Object[]> written = new ConcurrentHashMap<>();
     private final Set<Long> usedTicks = ConcurrentHashMap.newKeySet();
@@ -46,7 +47,7 @@ final class HistoryRun {
         this.session = session;
         this.def = def;
         this.plan = TablePlan.of(def);
-        this.oracle = new Oracle(plan);
+        this.oracle = new IndexOracle(def);
         this.seed = seed;
     }
 
@@ -114,7 +115,7 @@ final class HistoryRun {
         for (Object[] v : written.values()) {
             ByteBuffer[] values = {text((String) v[0]), Tids.bytes((UUID) v[1]),
                 v[2] == null || v[2] == NULL ? null : ByteBuffer.wrap(((BigInteger) v[2]).toByteArray()), text((String) v[3])};
-            oracle.write(List.of(values[0]), (UUID) v[1], new Complete(values));
+            oracle.write(values);
         }
     }
 
@@ -122,19 +123,6 @@ final class HistoryRun {
 
     private static ByteBuffer text(String s) {
         return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
-    }
-
-    /** A complete version of the revisions table (key, tid, length, value) for the oracle. */
-    record Complete(ByteBuffer[] values) implements VersionRow {
-        @Override
-        public boolean has(int attribute) {
-            return true;
-        }
-
-        @Override
-        public ByteBuffer get(int attribute) {
-            return values[attribute];
-        }
     }
 
     /** What the index holds against the oracle. */
@@ -145,7 +133,8 @@ final class HistoryRun {
     }
 
     Drift compare(IndexPlan index) {
-        Map<List<ByteBuffer>, Oracle.EntryState> expected = oracle.expected(index);
+        String name = index.index().name();
+        Map<List<ByteBuffer>, IndexOracle.Entry> expected = oracle.expected(name);
         Map<List<ByteBuffer>, Row> actual = new HashMap<>();
         String cols = String.join(", ", index.index().keyColumns().stream().map(c -> c.cqlName()).toList());
         String extra = index.perVersion() ? "" : ", \"_tid\", \"_deleted\"";
@@ -157,7 +146,7 @@ final class HistoryRun {
             actual.put(key, r);
         }
         int missing = 0, orphans = 0, wrongTid = 0, wrongDeleted = 0, later = 0;
-        for (Map.Entry<List<ByteBuffer>, Oracle.EntryState> e : expected.entrySet()) {
+        for (Map.Entry<List<ByteBuffer>, IndexOracle.Entry> e : expected.entrySet()) {
             Row r = actual.get(e.getKey());
             if (r == null) {
                 missing++;
@@ -171,10 +160,10 @@ final class HistoryRun {
                 wrongTid++;
             }
             java.util.UUID deleted = r.getUuid(n + 1);
-            if (deleted != null && r.getUuid(n) != null && io.cassandragsi.index.Tids.compare(deleted, r.getUuid(n)) <= 0) {
+            if (deleted != null && r.getUuid(n) != null && Timeuuids.compare(deleted, r.getUuid(n)) <= 0) {
                 deleted = null; // a mark not later than _tid: the entry matches again (DESIGN.md section 3)
             }
-            switch (oracle.judgeDeleted(index, e.getKey(), e.getValue(), deleted)) {
+            switch (oracle.judgeDeleted(name, e.getKey(), e.getValue(), deleted)) {
                 case WRONG -> wrongDeleted++;
                 case LATER_NON_MATCHING_VERSION -> later++;
                 default -> { }

@@ -5,7 +5,6 @@ import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import io.cassandragsi.index.Tids;
-import io.cassandragsi.index.VersionRow;
 import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.TableDef;
@@ -17,8 +16,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.Function;
 
@@ -145,7 +144,7 @@ final class IndexSurgery {
         // trigger included, and fires the dropped trigger (changing triggers does not invalidate
         // prepared statements in Cassandra 5.0).
         String insert = "INSERT INTO " + ks + ".revisions (key, tid, length, value) VALUES (?, ?, ?, ?)";
-        Map<List<ByteBuffer>, TreeMap<UUID, VersionRow>> rows = run.oracle.rows();
+        Map<List<ByteBuffer>, NavigableMap<UUID, List<ByteBuffer>>> rows = run.oracle.rows();
         List<List<ByteBuffer>> keys = new ArrayList<>(rows.keySet());
         long clock = nowTs() + 100_000_000L; // 10 s ahead of anything the history wrote
         int n = 0;
@@ -184,8 +183,7 @@ final class IndexSurgery {
             BigInteger length = BigInteger.valueOf(rnd.nextInt(4));
             String value = "dark" + rnd.nextInt(1000);
             session.execute(SimpleStatement.newInstance(insert, key, tid, length, value));
-            run.oracle.write(List.of(text(key)), tid,
-                    new HistoryRun.Complete(new ByteBuffer[] {text(key), Tids.bytes(tid), ByteBuffer.wrap(length.toByteArray()), text(value)}));
+            run.oracle.write(text(key), Tids.bytes(tid), ByteBuffer.wrap(length.toByteArray()), text(value));
             n++;
         }
         ddl(CqlGenerator.createTrigger(def));

@@ -95,7 +95,7 @@ class ReadIT {
     private static List<String> expected(long length, UUID q) {
         ByteBuffer l = ByteBuffer.wrap(BigInteger.valueOf(length).toByteArray());
         TreeMap<String, UUID> out = new TreeMap<>();
-        for (Map.Entry<List<ByteBuffer>, UUID> e : run.oracle.matchesAt(byLength(), q).entrySet()) {
+        for (Map.Entry<List<ByteBuffer>, UUID> e : run.oracle.matchesAt("by_length", q).entrySet()) {
             if (e.getKey().get(0).equals(l)) {
                 out.put(StandardCharsets.UTF_8.decode(e.getKey().get(1).duplicate()).toString(), e.getValue());
             }
@@ -278,7 +278,7 @@ class ReadIT {
     private static void oracleWrite(String key, UUID tid, BigInteger length, String value) {
         ByteBuffer[] v = {ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8)), Tids.bytes(tid),
             length == null ? null : ByteBuffer.wrap(length.toByteArray()), ByteBuffer.wrap(value.getBytes(StandardCharsets.UTF_8))};
-        run.oracle.write(List.of(v[0]), tid, new HistoryRun.Complete(v));
+        run.oracle.write(v);
     }
 
     /** A write the concurrent writers of {@link #should_have_no_false_positives_or_misses_while_writers_write} made. */

@@ -116,10 +116,6 @@ class UnversionedIT {
             return ts;
         }
 
-        long expiry(int ttl) {
-            return (System.currentTimeMillis() / 1000 + ttl) * 1000;
-        }
-
         /**
          * Concurrent writers: up to {@value #WRITERS} writes in flight at once, so they reach the node, the
          * trigger and the service in any order. Their client timestamps decide last-write-wins whatever the order,
@@ -167,13 +163,12 @@ class UnversionedIT {
                 case 0, 1 -> {
                     int ttl = random.nextInt(8) == 0 ? (random.nextBoolean() ? 2 : 3600) : 0;
                     long ts = timestamp(ttl > 0);
-                    long exp = ttl > 0 ? expiry(ttl) : 0;
                     run(SimpleStatement.newInstance("INSERT INTO it_unversioned.users (id, email, country, age, name, bio) VALUES (?, ?, ?, ?, ?, 'x')"
                             + " USING TIMESTAMP " + ts + (ttl > 0 ? " AND TTL " + ttl : ""), id, email, country, age, name), () -> {
-                                users.write(row, "email", email, ts, exp);
-                                users.write(row, "country", country, ts, exp);
-                                users.write(row, "age", age, ts, exp);
-                                users.write(row, "name", name, ts, exp);
+                                users.write(row, "email", email, ts, ttl);
+                                users.write(row, "country", country, ts, ttl);
+                                users.write(row, "age", age, ts, ttl);
+                                users.write(row, "name", name, ts, ttl);
                             });
                 }
                 case 2 -> {
@@ -184,11 +179,10 @@ class UnversionedIT {
                 case 3 -> {
                     int ttl = random.nextInt(6) == 0 ? 2 : 0;
                     long ts = timestamp(ttl > 0);
-                    long exp = ttl > 0 ? expiry(ttl) : 0;
                     run(SimpleStatement.newInstance("UPDATE it_unversioned.users USING TIMESTAMP " + ts + (ttl > 0 ? " AND TTL " + ttl : "")
                             + " SET country = ?, age = ? WHERE id = ?", country, age, id), () -> {
-                                users.write(row, "country", country, ts, exp);
-                                users.write(row, "age", age, ts, exp);
+                                users.write(row, "country", country, ts, ttl);
+                                users.write(row, "age", age, ts, ttl);
                             });
                 }
                 case 4 -> {
@@ -220,9 +214,8 @@ class UnversionedIT {
                 case 9, 10 -> conditionalStep(id, row, email, country, age, name);
                 default -> {
                     long ts = timestamp(true);
-                    long exp = expiry(2);
                     run(SimpleStatement.newInstance("UPDATE it_unversioned.users USING TIMESTAMP " + ts + " AND TTL 2 SET email = ? WHERE id = ?",
-                            email, id), () -> users.write(row, "email", email, ts, exp));
+                            email, id), () -> users.write(row, "email", email, ts, 2));
                 }
             }
         }

@@ -1,11 +1,11 @@
 package io.cassandragsi.repair.store;
 
+import io.cassandragsi.oracle.LwwTable;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,38 +13,25 @@ import java.util.function.LongFunction;
 
 /**
  * One table in memory under the rules of Cassandra that the service's tables depend on, for the
- * in-memory twins (STYLE.md item 3):
+ * in-memory twins (STYLE.md item 3). The cells, row markers, TTLs and deletions are the tests' one
+ * last-write-wins model ({@link LwwTable}, in the schemas test-jar): per-cell last-write-wins with
+ * Cassandra 5.0.6's full tie rule (a tombstone or an expiring cell beats a live one, a tombstone
+ * an expiring one, then the later expiry, the lower TTL, the greater value), TTLs in whole
+ * seconds of the clock, a row that exists while its row marker (written by {@code INSERT}, not by
+ * {@code UPDATE}) or any cell lives, and a row delete that shadows every cell at or below its
+ * timestamp. On top of it, lightweight transactions: linearizable compare-and-set on one partition,
+ * written at a ballot timestamp above every earlier ballot of that partition.
  *
- * <ul>
- *   <li>per-cell last-write-wins: the higher write timestamp wins; on equal timestamps a tombstone
- *       wins, else the greater value (its bytes, unsigned), else the later expiry;
- *   <li>TTL: a cell written with a TTL is gone once the clock passes its expiry; a row exists
- *       while its row marker (written by {@code INSERT}, not by {@code UPDATE}) or any cell lives;
- *   <li>a row delete shadows every cell written at or below its timestamp;
- *   <li>lightweight transactions are linearizable compare-and-set on one partition, written at a
- *       ballot timestamp above every earlier ballot of that partition.
- * </ul>
- *
- * Plain writes take the clock's microseconds, so two writers in the same microsecond tie.
+ * <p>Plain writes take the clock's microseconds, so two writers in the same microsecond tie.
  */
 public final class MemoryTable {
-    /** The row marker's column. */
-    static final String MARKER = "";
-
     private final Clock clock;
-    private final Map<Object, Map<String, Cell>> rows = new HashMap<>();
-    private final Map<Object, Long> rowDeletes = new HashMap<>();
+    private final LwwTable table;
     private final Map<Object, Long> ballots = new HashMap<>();
-
-    /** A cell: a value, or a tombstone (null value), its write timestamp and when it expires. */
-    record Cell(byte[] value, long timestamp, long expiresAtMillis) {
-        boolean isTombstone() {
-            return value == null;
-        }
-    }
 
     public MemoryTable(Clock clock) {
         this.clock = clock;
+        this.table = new LwwTable(clock::millis);
     }
 
     /** The timestamp of a plain write now: the clock in microseconds. */
@@ -59,38 +46,38 @@ public final class MemoryTable {
      * tombstone.
      */
     public synchronized void write(Object key, boolean marker, Map<String, byte[]> values, int ttlSeconds, long timestamp) {
-        long expires = ttlSeconds > 0 ? clock.millis() + ttlSeconds * 1000L : Long.MAX_VALUE;
-        Map<String, Cell> row = rows.computeIfAbsent(key, k -> new HashMap<>());
         if (marker) {
-            row.merge(MARKER, new Cell(new byte[0], timestamp, expires), MemoryTable::reconcile);
+            table.insertMarker(key, null, timestamp, ttlSeconds);
         }
-        values.forEach((column, value) -> row.merge(column, new Cell(value, timestamp, value == null ? Long.MAX_VALUE : expires),
-                MemoryTable::reconcile));
+        values.forEach((column, value) -> table.write(key, null, column, value == null ? null : ByteBuffer.wrap(value), timestamp, ttlSeconds));
     }
 
     /** Deletes the row at {@code timestamp}. */
     public synchronized void deleteRow(Object key, long timestamp) {
-        rowDeletes.merge(key, timestamp, Math::max);
+        table.deleteRow(key, null, timestamp);
     }
 
     /** The live value of a cell, or null. */
     public synchronized byte[] read(Object key, String column) {
-        Cell c = rows.getOrDefault(key, Map.of()).get(column);
-        return live(key, c) ? c.value() : null;
+        ByteBuffer v = table.value(key, null, column);
+        if (v == null) {
+            return null;
+        }
+        byte[] out = new byte[v.remaining()];
+        v.duplicate().get(out);
+        return out;
     }
 
     /** Whether the row has a live marker or cell. */
     public synchronized boolean exists(Object key) {
-        return rows.getOrDefault(key, Map.of()).values().stream().anyMatch(c -> live(key, c));
+        return table.exists(key, null);
     }
 
     /** The keys of the rows that exist. */
     public synchronized List<Object> keys() {
         List<Object> out = new ArrayList<>();
-        for (Object key : rows.keySet()) {
-            if (exists(key)) {
-                out.add(key);
-            }
+        for (LwwTable.RowKey k : table.liveRows()) {
+            out.add(k.partition());
         }
         return out;
     }
@@ -103,28 +90,6 @@ public final class MemoryTable {
         long ballot = Math.max(now(), ballots.getOrDefault(key, Long.MIN_VALUE) + 1);
         ballots.put(key, ballot);
         return body.apply(ballot);
-    }
-
-    private boolean live(Object key, Cell c) {
-        return c != null && !c.isTombstone() && c.expiresAtMillis() > clock.millis() && c.timestamp() > rowDeletes.getOrDefault(key, Long.MIN_VALUE);
-    }
-
-    /** Cassandra's reconciliation of two versions of one cell. */
-    static Cell reconcile(Cell a, Cell b) {
-        if (a.timestamp() != b.timestamp()) {
-            return a.timestamp() > b.timestamp() ? a : b;
-        }
-        if (a.isTombstone() != b.isTombstone()) {
-            return a.isTombstone() ? a : b;
-        }
-        if (a.isTombstone()) {
-            return a;
-        }
-        int c = Arrays.compareUnsigned(a.value(), b.value());
-        if (c != 0) {
-            return c > 0 ? a : b;
-        }
-        return a.expiresAtMillis() >= b.expiresAtMillis() ? a : b;
     }
 
     static byte[] text(String s) {

@@ -47,6 +47,27 @@ class MemoryTwinsTest {
     }
 
     @Test
+    void should_let_an_expiring_cell_win_whatever_the_values_when_it_ties_with_a_live_one() {
+        MemoryTable table = new MemoryTable(clock);
+        table.write("k", false, Map.of("c", MemoryTable.text("z")), 0, 5);
+        table.write("k", false, Map.of("c", MemoryTable.text("a")), 10, 5);
+        assertThat(MemoryTable.text(table.read("k", "c"))).as("Cassandra 5.0: an expiring cell beats a live one of its timestamp").isEqualTo("a");
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(table.read("k", "c")).as("expired, and the value it beat does not come back").isNull();
+    }
+
+    @Test
+    void should_expire_at_whole_seconds_of_the_write_when_written_mid_second() {
+        clock.advance(Duration.ofMillis(500));
+        MemoryLeases leases = new MemoryLeases(clock);
+        assertThat(leases.acquire(1, "a", 10)).isTrue();
+        clock.advance(Duration.ofMillis(9_499)); // T0 + 9.999 s
+        assertThat(leases.owner(1)).isEqualTo("a");
+        clock.advance(Duration.ofMillis(1)); // T0 + 10 s: Cassandra counts the TTL from the write's whole second
+        assertThat(leases.owner(1)).isNull();
+    }
+
+    @Test
     void should_shadow_cells_at_or_below_a_row_delete() {
         MemoryTable table = new MemoryTable(clock);
         table.write("k", true, Map.of("c", MemoryTable.text("v")), 0, 5);

@@ -1,0 +1,190 @@
+package io.cassandragsi.index.oracle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.oracle.IndexOracle;
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Histories where {@link RandomHistoryTest} found the index and its oracle disagreeing for good,
+ * each reduced to its few steps and run in a fixed order through the same trigger and service
+ * simulations ({@link VersionedWorld}, {@link UnversionedWorld}) and the pure core. Each test
+ * asserts what Cassandra's base table says the index should hold, and fails today: disabled until
+ * the main code is changed or the behaviour is documented as a limit. {@code RandomHistoryTest}
+ * leaves these interleavings out by default and puts each back with a flag named here.
+ */
+class KnownDivergencesTest {
+    private static final long T0 = RandomHistoryTest.START_MILLIS;
+
+    private static ByteBuffer text(String s) {
+        return VersionedWorld.text(s);
+    }
+
+    /**
+     * A version written {@code USING TTL}, then written again (same tid, later client timestamp)
+     * without a TTL. The base keeps the version (the second write's cells win); its {@code by_tid}
+     * entry was written twice at the version's TS, once expiring, once not, and Cassandra keeps the
+     * expiring row marker on that tie. Once it expires the entry is gone, and the recompute at the
+     * expiry writes the entry again at the same TS ({@code TablePlan.diff} of the version, {@code
+     * VersionRecompute.perVersion} has nothing to add: the version did not go away), losing the
+     * same tie, and so does the pass a second later unless a correction of a {@code by_length}
+     * entry of the row raised its {@code _w} above that TS. {@code -Dgsi.history.ttl-rewrites=true}
+     * puts it back into the random histories.
+     */
+    @Test
+    @Disabled("known divergence: a per-version entry keeps the expiry of the version's first write (VersionRecompute.perVersion)")
+    void should_keep_the_per_version_entry_when_a_version_written_with_a_ttl_is_written_again_without_one() {
+        VersionedWorld w = new VersionedWorld(new Random(1), T0);
+        UUID tid = Tids.fromTicks(T0 * 10_000L, 1L);
+        // no length: no by_length entry, whose correction at the expiry would raise the row's _w and make the pass a
+        // second later write the by_tid entry above it (as happens when the by_length entry is this version's own)
+        VersionedWorld.Version v = new VersionedWorld.Version(new ByteBuffer[] {text("k"), Tids.bytes(tid), null, text("a")},
+                new boolean[] {true, true, true, true});
+        VersionedWorld.Batch first = w.batch(v, T0 * 1000L, 10); // INSERT ... USING TTL 10
+        first.base().run();
+        first.entries().forEach(Runnable::run);
+        w.now = T0 + 500;
+        VersionedWorld.Batch again = w.batch(v, T0 * 1000L + 500_000L, 0); // the same version, no TTL, half a second later
+        again.base().run();
+        again.entries().forEach(Runnable::run);
+        w.repair(first.marker());
+        w.repair(again.marker());
+        w.now = first.expiryDue(); // the expiry marker: the service recomputes the row, then once more a second later
+        w.repair(first.expiry());
+        w.now += 1_000;
+        w.repair(new VersionedWorld.Marker(first.expiry().key(), tid, tid, first.expiry().flags(), first.expiry().writtenAt(), true));
+
+        assertThat(w.versions(text("k"))).as("the base keeps the version: the second write's cells do not expire").hasSize(1);
+        List<ByteBuffer> entry = List.of(Tids.bytes(tid), text("k"));
+        assertThat(w.index.exists(VersionedWorld.BY_TID, entry)).as("the version's by_tid entry").isTrue();
+    }
+
+    /**
+     * Two writes of an unversioned row: W1 at T sets country 'de', W2 sets 'fr' with a client
+     * timestamp two seconds older (it loses in the base). W2's batch lands its base row and
+     * rows-table record, and a reconcile of the row runs before W2's index entry lands: the
+     * recorded key of W2 is more than a second older than the row's newest write and its entry
+     * reads as absent, so {@code RowReconcile.settled} lets the rows table forget it. Then the entry
+     * lands: it matches ({@code _tid} of W2, no mark), and no later reconcile reads it (it reads
+     * only recorded keys and the current one). README's Limits say a write still in flight is never
+     * a second old; a client timestamp can be. {@code -Dgsi.history.old-timestamps=true} puts it
+     * back into the random histories.
+     */
+    @Test
+    @Disabled("known divergence: RowReconcile.settled forgets the key of a write whose entry is still landing when its client timestamp is old")
+    void should_leave_no_entry_of_a_losing_write_when_its_client_timestamp_is_old_and_its_entry_lands_late() {
+        UnversionedWorld w = new UnversionedWorld(new Random(1), T0 + 2_000);
+        long t = (T0 + 2_000) * 1000L;
+        ByteBuffer id = text("u");
+        UnversionedWorld.Batch w1 = w.batch(id, cells("country", text("de"), "age", UnversionedWorld.int4(20)), false, t, 0);
+        w1.base().run();
+        w1.entries().forEach(Runnable::run);
+        w.now += 10;
+        UnversionedWorld.Batch w2 = w.batch(id, cells("country", text("fr"), "age", UnversionedWorld.int4(20)), false, t - 2_000_000L, 0);
+        w2.base().run(); // W2's base row and rows-table record; its entry is still landing
+        w.repair(w2.marker());
+        w2.entries().forEach(Runnable::run); // the entry lands
+        w.now += 1_000;
+        w.repair(w1.marker());
+        w.repair(w2.marker());
+        UnversionedWorld.Batch w3 = w.batch(id, cells("name", text("n")), false, t + 1_000_000L, 0); // a later write of the row
+        w3.base().run();
+        w3.entries().forEach(Runnable::run);
+        w.repair(w3.marker());
+
+        assertThat(w.base.value(id, null, "country")).isEqualTo(text("de"));
+        List<ByteBuffer> stale = List.of(text("fr"), UnversionedWorld.int4(20), id);
+        IndexModel.Read e = w.index.read(UnversionedWorld.PLAN.indexes().get(1), stale);
+        assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).as("by_country entry (fr, 20, u): the row's country is de").isFalse();
+    }
+
+    /**
+     * An unversioned row written with email 'a@x' and a null name (W1), then with email 'a@x' and
+     * name 'n1' (W2). W2's index entry lands before its base row, and a reconcile of the row runs in
+     * between (W1's marker): the base shows no name, the entry does, so {@code RowReconcile}
+     * deletes the entry's projection at exactly the timestamp of W2's cell (a tombstone wins the
+     * tie). When W2's base row lands, every later reconcile writes 'n1' at that same timestamp, and
+     * loses the tie to that tombstone: the entry matches without its projection for good. (A mark
+     * of such an entry is held back by {@code shownUpTo}; a projection's delete is not.) {@code
+     * -Dgsi.history.entries-first=true} puts it back into the random histories.
+     */
+    @Test
+    @Disabled("known divergence: RowReconcile deletes the projection of a write whose base row is still landing, at its own timestamp")
+    void should_keep_the_projection_of_a_write_whose_entry_lands_before_its_base_row() {
+        UnversionedWorld w = new UnversionedWorld(new Random(1), T0);
+        long t = T0 * 1000L;
+        ByteBuffer id = text("u");
+        UnversionedWorld.Batch w1 = w.batch(id, cells("email", text("a@x"), "name", null), false, t, 0);
+        w1.base().run();
+        w1.entries().forEach(Runnable::run);
+        w.now += 100;
+        UnversionedWorld.Batch w2 = w.batch(id, cells("email", text("a@x"), "name", text("n1")), false, t + 100_000L, 0);
+        w2.entries().forEach(Runnable::run); // W2's entry lands first
+        w.repair(w1.marker());
+        w2.base().run(); // then its base row
+        w.now += 100;
+        w.repair(w2.marker());
+        w.now += 1_000;
+        w.repair(w2.marker());
+
+        assertThat(w.base.value(id, null, "name")).isEqualTo(text("n1"));
+        IndexModel.Read e = w.index.read(UnversionedWorld.PLAN.indexes().get(0), List.of(text("a@x"), id));
+        assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).isTrue();
+        assertThat(e.proj()).as("by_email entry (a@x, u): its projection of name").containsExactly(text("n1"));
+    }
+
+    /**
+     * An unversioned row whose {@code by_country} key has two cells: W1 writes country 'fr' and age
+     * 20 with a TTL, W2 country 'fr' again 30 ms later (by its client timestamp) without one, and W3
+     * age 20 again without a TTL, at a client timestamp between the two, landing last. A reconcile
+     * between W2 and W3 writes the entry's {@code _tid} at ten times W2's timestamp (the newest key
+     * cell) with the TTL of W1's age (the first key cell to expire); the reconcile after W3 writes
+     * it at that same timestamp without a TTL, and the expiring cell wins the tie: when it expires the
+     * entry stops matching, though the row keeps both key cells for good. {@code
+     * -Dgsi.history.composite-key-ttl=true} puts it back into the random histories.
+     */
+    @Test
+    @Disabled("known divergence: RowReconcile writes an entry's _tid at one timestamp with and without a TTL, and the expiring one wins")
+    void should_keep_the_entry_when_a_key_cell_that_expires_is_written_again_without_a_ttl_below_the_newest_key_cell() {
+        UnversionedWorld w = new UnversionedWorld(new Random(1), T0);
+        long t = T0 * 1000L;
+        ByteBuffer id = text("u");
+        UnversionedWorld.Batch w1 = w.batch(id, cells("country", text("fr"), "age", UnversionedWorld.int4(20)), false, t, 5);
+        w1.base().run();
+        w1.entries().forEach(Runnable::run);
+        w.now += 30;
+        UnversionedWorld.Batch w2 = w.batch(id, cells("country", text("fr")), false, t + 30_000L, 0);
+        w2.base().run();
+        w2.entries().forEach(Runnable::run);
+        w.repair(w2.marker()); // sees age with its TTL: _tid at 10 x (t + 30 ms), expiring
+        w.now += 10;
+        UnversionedWorld.Batch w3 = w.batch(id, cells("age", UnversionedWorld.int4(20)), false, t + 10_000L, 0);
+        w3.base().run();
+        w3.entries().forEach(Runnable::run);
+        w.repair(w3.marker()); // age without a TTL now: _tid at the same timestamp, not expiring
+        w.now += 1_000;
+        w.repair(w3.marker());
+        w.now = T0 + 10_000; // W1's cells have expired; W2's and W3's have not
+
+        assertThat(w.base.value(id, null, "country")).isEqualTo(text("fr"));
+        assertThat(w.base.value(id, null, "age")).isEqualTo(UnversionedWorld.int4(20));
+        IndexModel.Read e = w.index.read(UnversionedWorld.PLAN.indexes().get(1), List.of(text("fr"), UnversionedWorld.int4(20), id));
+        assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).as("by_country entry (fr, 20, u): the row has country fr and age 20").isTrue();
+    }
+
+    private static Map<String, ByteBuffer> cells(Object... kv) {
+        Map<String, ByteBuffer> out = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            out.put((String) kv[i], (ByteBuffer) kv[i + 1]);
+        }
+        return out;
+    }
+}
