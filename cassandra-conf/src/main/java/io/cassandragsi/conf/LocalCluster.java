@@ -1,29 +1,16 @@
 package io.cassandragsi.conf;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.stream.Collectors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Real Cassandra 5.0 nodes (usually 1 or 3) on this machine, each in its own JVM, started from
@@ -47,45 +34,20 @@ import org.slf4j.LoggerFactory;
  * <p>Nodes start one after another; each is ready when it answers CQL, and a multi-node cluster
  * is ready when every node sees every other UP and in its ring. A JVM shutdown hook stops the
  * nodes if the JVM that started them exits first.
+ *
+ * <p>This class is the API and its {@link Builder}: {@code NodeProcesses} runs the nodes' JVMs,
+ * {@code NodeLauncher} launches them and {@code Leftovers} deals with nodes left by earlier runs.
  */
 public final class LocalCluster implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(LocalCluster.class);
-    private static final int RING_DELAY_MILLIS = 1000;
-    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
-    private static final Duration SHUTDOWN_HOOK_TIMEOUT = Duration.ofSeconds(20);
-    private static final Duration NODETOOL_TIMEOUT = Duration.ofMinutes(2);
-
     private final Path workDir;
     private final List<NodeSpec> nodes;
     private final String clusterName;
-    private final String heap;
-    private final List<Path> triggerJars;
-    private final Map<String, String> yamlOverrides;
-    private final List<String> extraJvmOptions;
-    private final boolean reuseData;
-    private final Duration startupTimeout;
-    private volatile ClientAccess access;
     private final TlsMaterial tls;
-
-    /** Read by the shutdown hook without the lock. */
-    private final AtomicReferenceArray<Process> processes;
-
-    private final Duration[] startupTimes;
-    private boolean prepared;
-    private Thread shutdownHook;
-    private String classpath;
-    private List<String> jvmOptions;
+    private final NodeProcesses processes;
 
     private LocalCluster(Builder b) {
         this.workDir = b.workDir.toAbsolutePath().normalize();
         this.clusterName = b.clusterName;
-        this.heap = b.heap;
-        this.triggerJars = List.copyOf(b.triggerJars);
-        this.yamlOverrides = Collections.unmodifiableMap(new LinkedHashMap<>(b.yamlOverrides));
-        this.extraJvmOptions = List.copyOf(b.jvmOptions);
-        this.reuseData = b.reuseData;
-        this.startupTimeout = b.startupTimeout;
-        this.access = b.access;
         this.tls = b.tls;
         List<NodeSpec> specs = new ArrayList<>();
         for (int i = 0; i < b.nodes; i++) {
@@ -95,8 +57,9 @@ public final class LocalCluster implements AutoCloseable {
                             i, address, b.nativePort, b.storagePort, b.jmxPortBase + i, workDir.resolve("node" + i)));
         }
         this.nodes = List.copyOf(specs);
-        this.processes = new AtomicReferenceArray<>(b.nodes);
-        this.startupTimes = new Duration[b.nodes];
+        NodeLauncher launcher = new NodeLauncher(clusterName, b.heap, List.copyOf(b.triggerJars),
+                Collections.unmodifiableMap(new LinkedHashMap<>(b.yamlOverrides)), List.copyOf(b.jvmOptions), nodes.get(0));
+        this.processes = new NodeProcesses(nodes, clusterName, launcher, b.reuseData, b.startupTimeout, b.access);
     }
 
     public static Builder builder() {
@@ -110,105 +73,35 @@ public final class LocalCluster implements AutoCloseable {
      * data. If a node fails to start, the nodes this call started are killed and the exception
      * carries the tail of the failed node's logs.
      */
-    public synchronized void start() {
-        if (!prepared) {
-            for (NodeSpec node : nodes) {
-                if (!isRunning(node.index())) {
-                    killLeftovers(node);
-                }
-            }
-            if (!reuseData) {
-                for (NodeSpec node : nodes) {
-                    deleteRecursively(node.dir());
-                }
-            }
-            prepared = true;
-        }
-        long begin = System.nanoTime();
-        List<Integer> started = new ArrayList<>();
-        try {
-            for (NodeSpec node : nodes) {
-                if (!isRunning(node.index())) {
-                    launch(node);
-                    started.add(node.index());
-                }
-            }
-            awaitClusterView();
-        } catch (RuntimeException e) {
-            started.forEach(this::destroyForcibly);
-            throw e;
-        }
-        LOG.info(
-                "Local Cassandra cluster '{}' of {} node(s) ready in {} s (per node: {}); contact points {}",
-                clusterName,
-                nodes.size(),
-                seconds(Duration.ofNanos(System.nanoTime() - begin)),
-                nodes.stream().map(n -> n.name() + " " + seconds(startupTimes[n.index()]) + " s")
-                        .collect(Collectors.joining(", ")),
-                contactPoints());
+    public void start() {
+        processes.start();
     }
 
     /**
      * Starts one node on its existing data (after {@link #kill(int)} or {@link #stop(int)}) and
      * waits until it answers CQL and the running nodes see each other; does nothing if it runs.
      */
-    public synchronized void start(int node) {
-        NodeSpec spec = spec(node);
-        prepared = true;
-        if (isRunning(node)) {
-            return;
-        }
-        try {
-            launch(spec);
-            awaitClusterView();
-        } catch (RuntimeException e) {
-            destroyForcibly(node);
-            throw e;
-        }
+    public void start(int node) {
+        processes.start(node);
     }
 
     /** Stops every node cleanly: SIGTERM to all, then waits for each, killing it after a minute. */
-    public synchronized void stop() {
-        long begin = System.nanoTime();
-        int stopped = 0;
-        for (int i = 0; i < nodes.size(); i++) {
-            Process p = processes.get(i);
-            if (p != null && p.isAlive()) {
-                p.destroy();
-                stopped++;
-            }
-        }
-        for (int i = 0; i < nodes.size(); i++) {
-            awaitExitOrKill(i, STOP_TIMEOUT);
-        }
-        removeShutdownHook();
-        if (stopped > 0) {
-            LOG.info("Stopped {} node(s) of local Cassandra cluster '{}' in {} s", stopped, clusterName,
-                    seconds(Duration.ofNanos(System.nanoTime() - begin)));
-        }
+    public void stop() {
+        processes.stop();
     }
 
     /** Stops one node cleanly (SIGTERM, then kill after a minute). */
-    public synchronized void stop(int node) {
-        spec(node);
-        Process p = processes.get(node);
-        if (p != null && p.isAlive()) {
-            p.destroy();
-            awaitExitOrKill(node, STOP_TIMEOUT);
-        }
+    public void stop(int node) {
+        processes.stop(node);
     }
 
     /** Kills one node hard (SIGKILL to the process and its descendants), as a crash would. */
-    public synchronized void kill(int node) {
-        spec(node);
-        destroyForcibly(node);
-        LOG.info("Killed {} ({})", spec(node).name(), spec(node).host());
+    public void kill(int node) {
+        processes.kill(node);
     }
 
-    public synchronized boolean isRunning(int node) {
-        spec(node);
-        Process p = processes.get(node);
-        return p != null && p.isAlive();
+    public boolean isRunning(int node) {
+        return processes.isRunning(node);
     }
 
     /**
@@ -217,44 +110,7 @@ public final class LocalCluster implements AutoCloseable {
      * minutes.
      */
     public String nodetool(int node, String... args) {
-        NodeSpec spec = spec(node);
-        List<String> cmd =
-                NodeConfig.nodetoolCommand(java(), jvmOptions(), spec, classpath(), List.of(args));
-        try {
-            Files.createDirectories(spec.tmpDir());
-            Files.createDirectories(spec.confDir());
-            Files.writeString(spec.confDir().resolve("logback-tools.xml"),
-                    NodeConfig.resource(NodeConfig.TOOLS_LOGBACK));
-            Path out = Files.createTempFile(spec.tmpDir(), "nodetool", ".out");
-            try {
-                Process p =
-                        new ProcessBuilder(cmd)
-                                .directory(spec.dir().toFile())
-                                .redirectErrorStream(true)
-                                .redirectOutput(out.toFile())
-                                .start();
-                if (!p.waitFor(NODETOOL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                    p.destroyForcibly();
-                    throw new LocalClusterException(
-                            "nodetool " + String.join(" ", args) + " on " + spec.name() + " ran over "
-                                    + NODETOOL_TIMEOUT.toSeconds() + " s");
-                }
-                String output = Files.readString(out, StandardCharsets.UTF_8);
-                if (p.exitValue() != 0) {
-                    throw new LocalClusterException(
-                            "nodetool " + String.join(" ", args) + " on " + spec.name() + " exited with "
-                                    + p.exitValue() + ":\n" + output);
-                }
-                return output;
-            } finally {
-                Files.deleteIfExists(out);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot run nodetool for " + spec.name(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LocalClusterException("Interrupted while running nodetool", e);
-        }
+        return processes.nodetool(node, args);
     }
 
     /** The CQL endpoint of every node, running or not. */
@@ -264,12 +120,12 @@ public final class LocalCluster implements AutoCloseable {
 
     /** The CQL endpoint of one node. */
     public InetSocketAddress contactPoint(int node) {
-        return spec(node).nativeEndpoint();
+        return processes.spec(node).nativeEndpoint();
     }
 
     /** The listen and rpc address of one node. */
     public InetAddress address(int node) {
-        return spec(node).address();
+        return processes.spec(node).address();
     }
 
     /** The local datacenter to give the driver (SimpleSnitch's). */
@@ -291,22 +147,22 @@ public final class LocalCluster implements AutoCloseable {
 
     /** {@code <work>/node<i>}. */
     public Path nodeDir(int node) {
-        return spec(node).dir();
+        return processes.spec(node).dir();
     }
 
     /** The node's Cassandra log, {@code <work>/node<i>/logs/system.log}. */
     public Path nodeLog(int node) {
-        return spec(node).systemLog();
+        return processes.spec(node).systemLog();
     }
 
     /** The node's triggers directory (add a jar, then {@code nodetool(i, "reloadtriggers")}). */
     public Path triggersDir(int node) {
-        return spec(node).triggersDir();
+        return processes.spec(node).triggersDir();
     }
 
     /** The node's JMX port, on 127.0.0.1. */
     public int jmxPort(int node) {
-        return spec(node).jmxPort();
+        return processes.spec(node).jmxPort();
     }
 
     /**
@@ -314,12 +170,8 @@ public final class LocalCluster implements AutoCloseable {
      *
      * @throws IllegalStateException if the node never started
      */
-    public synchronized Duration startupTime(int node) {
-        spec(node);
-        if (startupTimes[node] == null) {
-            throw new IllegalStateException(spec(node).name() + " has not started");
-        }
-        return startupTimes[node];
+    public Duration startupTime(int node) {
+        return processes.startupTime(node);
     }
 
     /** The CA's truststore and the nodes' keystore of a {@link Builder#secure} cluster, else null. */
@@ -333,7 +185,7 @@ public final class LocalCluster implements AutoCloseable {
      * are still recognised as up.
      */
     public void credentials(String username, String password) {
-        access = access.withCredentials(username, password);
+        processes.credentials(username, password);
     }
 
     /** Same as {@link #stop()}. */
@@ -346,292 +198,6 @@ public final class LocalCluster implements AutoCloseable {
     public String toString() {
         return "LocalCluster{" + clusterName + ", " + nodes.size() + " node(s) at " + contactPoints()
                 + ", " + workDir + "}";
-    }
-
-    // ---------------------------------------------------------------------------------------------
-
-    private void launch(NodeSpec node) {
-        killLeftovers(node);
-        prepareFiles(node);
-        requireFree(node);
-        List<String> cmd =
-                NodeConfig.daemonCommand(
-                        java(), jvmOptions(), heap, node, RING_DELAY_MILLIS, extraJvmOptions, classpath());
-        Instant launched = Instant.now();
-        long begin = System.nanoTime();
-        Process process;
-        try {
-            Files.writeString(
-                    node.stdoutLog(),
-                    "=== " + launched + " starting " + node.name() + ": " + String.join(" ", cmd) + "\n",
-                    StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE,
-                    StandardOpenOption.APPEND);
-            ProcessBuilder pb =
-                    new ProcessBuilder(cmd)
-                            .directory(node.dir().toFile())
-                            .redirectErrorStream(true)
-                            .redirectOutput(ProcessBuilder.Redirect.appendTo(node.stdoutLog().toFile()));
-            pb.environment().put("MALLOC_ARENA_MAX", "4");
-            process = pb.start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot start " + node.name(), e);
-        }
-        processes.set(node.index(), process);
-        addShutdownHook();
-        LOG.info("Starting {} on {} (pid {}), logs in {}", node.name(), node.host(), process.pid(),
-                node.logsDir());
-        Readiness.Answer answer =
-                Readiness.awaitCql(node, process, access, Instant.now().plus(startupTimeout));
-        Duration took = Duration.ofNanos(answer.nanoTime() - begin);
-        startupTimes[node.index()] = took;
-        LOG.info("{} ({}) answered CQL {} s after launch (Cassandra {})", node.name(), node.host(),
-                seconds(took), answer.releaseVersion());
-    }
-
-    private void awaitClusterView() {
-        Map<NodeSpec, Process> running = new LinkedHashMap<>();
-        for (NodeSpec node : nodes) {
-            Process p = processes.get(node.index());
-            if (p != null && p.isAlive()) {
-                running.put(node, p);
-            }
-        }
-        if (running.size() > 1) {
-            long begin = System.nanoTime();
-            Readiness.awaitClusterView(running, access, Instant.now().plus(startupTimeout));
-            LOG.info("{} nodes see each other UP ({} s)", running.size(),
-                    seconds(Duration.ofNanos(System.nanoTime() - begin)));
-        }
-    }
-
-    private void prepareFiles(NodeSpec node) {
-        try {
-            for (Path dir : node.directories()) {
-                Files.createDirectories(dir);
-            }
-            String yaml =
-                    NodeConfig.renderYaml(
-                            NodeConfig.resource(NodeConfig.YAML_TEMPLATE),
-                            NodeConfig.yamlValues(node, nodes.get(0), clusterName),
-                            yamlOverrides);
-            Files.writeString(node.yamlFile(), yaml, StandardCharsets.UTF_8);
-            Files.writeString(node.logbackFile(), NodeConfig.resource(NodeConfig.NODE_LOGBACK));
-            Files.writeString(node.confDir().resolve("logback-tools.xml"),
-                    NodeConfig.resource(NodeConfig.TOOLS_LOGBACK));
-            for (Path jar : triggerJars) {
-                Files.copy(jar, node.triggersDir().resolve(jar.getFileName()),
-                        StandardCopyOption.REPLACE_EXISTING);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot prepare " + node.dir(), e);
-        }
-    }
-
-    /**
-     * Kills a node left running on this node directory by an earlier JVM that died without its
-     * shutdown hook (kill -9 of a test run): recognised by its {@code -Dcassandra.config} argument,
-     * which names this very directory.
-     */
-    private static void killLeftovers(NodeSpec node) {
-        String marker = "-Dcassandra.config=" + node.yamlFile().toAbsolutePath().toUri();
-        ProcessHandle.allProcesses()
-                .filter(ProcessHandle::isAlive)
-                .filter(h -> h.pid() != ProcessHandle.current().pid())
-                .filter(h -> commandLine(h).contains(marker))
-                .forEach(
-                        h -> {
-                            LOG.warn("Killing {} left over from an earlier run (pid {})", node.name(), h.pid());
-                            h.descendants().forEach(ProcessHandle::destroyForcibly);
-                            h.destroyForcibly();
-                            try {
-                                h.onExit().get(30, TimeUnit.SECONDS);
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            } catch (java.util.concurrent.ExecutionException
-                                    | java.util.concurrent.TimeoutException e) {
-                                LOG.warn("{} left over from an earlier run (pid {}) did not exit", node.name(),
-                                        h.pid());
-                            }
-                        });
-    }
-
-    /**
-     * The process's arguments: from /proc on Linux, where {@link ProcessHandle.Info} gives none for
-     * other processes and cuts the command line at 4096 characters.
-     */
-    private static List<String> commandLine(ProcessHandle h) {
-        Path cmdline = Path.of("/proc", Long.toString(h.pid()), "cmdline");
-        try {
-            if (Files.isReadable(cmdline)) {
-                return List.of(Files.readString(cmdline, StandardCharsets.UTF_8).split("\0"));
-            }
-        } catch (IOException e) {
-            // gone meanwhile, or not ours to read
-            return List.of();
-        }
-        return h.info().arguments().map(List::of).orElse(List.of());
-    }
-
-    /** A node still running from an earlier run would answer our readiness checks: refuse. */
-    private static void requireFree(NodeSpec node) {
-        List<String> busy = new ArrayList<>();
-        if (Readiness.isListening(node.nativeEndpoint())) {
-            busy.add(node.host() + ":" + node.nativePort() + " (native)");
-        }
-        if (Readiness.isListening(new InetSocketAddress(node.address(), node.storagePort()))) {
-            busy.add(node.host() + ":" + node.storagePort() + " (storage)");
-        }
-        if (Readiness.isListening(new InetSocketAddress("127.0.0.1", node.jmxPort()))) {
-            busy.add("127.0.0.1:" + node.jmxPort() + " (JMX)");
-        }
-        if (!busy.isEmpty()) {
-            throw new LocalClusterException(
-                    "Cannot start " + node.name() + ": already in use: " + String.join(", ", busy)
-                            + " (a node left over from an earlier run, or another cluster: choose other"
-                            + " addresses or JMX ports)");
-        }
-    }
-
-    private void awaitExitOrKill(int node, Duration timeout) {
-        Process p = processes.get(node);
-        if (p == null) {
-            return;
-        }
-        try {
-            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                LOG.warn("{} did not stop within {} s, killing it", spec(node).name(), timeout.toSeconds());
-                destroyForcibly(node);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            destroyForcibly(node);
-        }
-    }
-
-    private void destroyForcibly(int node) {
-        Process p = processes.get(node);
-        if (p == null) {
-            return;
-        }
-        p.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
-        p.destroyForcibly();
-        try {
-            p.waitFor(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private void addShutdownHook() {
-        if (shutdownHook != null) {
-            return;
-        }
-        Thread hook = new Thread(this::stopFromShutdownHook, "local-cluster-shutdown");
-        try {
-            Runtime.getRuntime().addShutdownHook(hook);
-            shutdownHook = hook;
-        } catch (IllegalStateException e) {
-            // The JVM is already shutting down.
-        }
-    }
-
-    private void removeShutdownHook() {
-        if (shutdownHook == null) {
-            return;
-        }
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException e) {
-            // The JVM is already shutting down; the hook runs or has run.
-        }
-        shutdownHook = null;
-    }
-
-    /** Takes no lock: the thread holding it may be the one the JVM is waiting for. */
-    private void stopFromShutdownHook() {
-        List<Process> alive = new ArrayList<>();
-        for (int i = 0; i < processes.length(); i++) {
-            Process p = processes.get(i);
-            if (p != null && p.isAlive()) {
-                p.destroy();
-                alive.add(p);
-            }
-        }
-        long deadline = System.nanoTime() + SHUTDOWN_HOOK_TIMEOUT.toNanos();
-        for (Process p : alive) {
-            try {
-                long left = Math.max(0, deadline - System.nanoTime());
-                if (!p.waitFor(left, TimeUnit.NANOSECONDS)) {
-                    p.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
-                    p.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                p.destroyForcibly();
-            }
-        }
-    }
-
-    private NodeSpec spec(int node) {
-        if (node < 0 || node >= nodes.size()) {
-            throw new IndexOutOfBoundsException(
-                    "node " + node + " of a cluster of " + nodes.size() + " node(s)");
-        }
-        return nodes.get(node);
-    }
-
-    private synchronized String classpath() {
-        if (classpath == null) {
-            classpath =
-                    NodeConfig.cassandraClasspath().stream()
-                            .map(Path::toString)
-                            .collect(Collectors.joining(java.io.File.pathSeparator));
-        }
-        return classpath;
-    }
-
-    private synchronized List<String> jvmOptions() {
-        if (jvmOptions == null) {
-            jvmOptions = NodeConfig.parseJvmOptions(NodeConfig.resource(NodeConfig.JVM_OPTIONS));
-        }
-        return jvmOptions;
-    }
-
-    private static Path java() {
-        return Path.of(System.getProperty("java.home"), "bin", "java");
-    }
-
-    private static String seconds(Duration d) {
-        return d == null ? "-" : String.format(java.util.Locale.ROOT, "%.1f", d.toMillis() / 1000.0);
-    }
-
-    private static void deleteRecursively(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try {
-            Files.walkFileTree(
-                    dir,
-                    new SimpleFileVisitor<>() {
-                        @Override
-                        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
-                                throws IOException {
-                            Files.delete(file);
-                            return FileVisitResult.CONTINUE;
-                        }
-
-                        @Override
-                        public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                            if (e != null) {
-                                throw e;
-                            }
-                            Files.delete(d);
-                            return FileVisitResult.CONTINUE;
-                        }
-                    });
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot wipe " + dir, e);
-        }
     }
 
     /** The role Cassandra creates on a fresh cluster with password authentication (password alike). */
@@ -650,14 +216,6 @@ public final class LocalCluster implements AutoCloseable {
                     "authorizer", "{class_name: org.apache.cassandra.auth.CassandraAuthorizer}",
                     "role_manager", "{class_name: org.apache.cassandra.auth.CassandraRoleManager}",
                     "user_timestamps_enabled", "true");
-
-    /** {@code client_encryption_options}: TLS required on the native port, no client certificates. */
-    static String clientEncryption(TlsMaterial tls) {
-        return "{enabled: true, optional: false, keystore: '" + tls.nodeKeystore().toAbsolutePath()
-                + "', keystore_password: '" + tls.nodeKeystorePassword() + "', truststore: '"
-                + tls.truststore().toAbsolutePath() + "', truststore_password: '"
-                + tls.truststorePassword() + "', store_type: PKCS12, require_client_auth: false}";
-    }
 
     /** Settings of a {@link LocalCluster}; only {@link #workDir(Path)} is required. */
     public static final class Builder {
@@ -719,19 +277,19 @@ public final class LocalCluster implements AutoCloseable {
 
         /** CQL port of every node (default 9042). */
         public Builder nativePort(int port) {
-            this.nativePort = port(port);
+            this.nativePort = NodeConfig.validatePort(port);
             return this;
         }
 
         /** Internode port of every node (default 7000). */
         public Builder storagePort(int port) {
-            this.storagePort = port(port);
+            this.storagePort = NodeConfig.validatePort(port);
             return this;
         }
 
         /** JMX port of node 0 on 127.0.0.1 (default 7199); node i uses base + i. */
         public Builder jmxPortBase(int port) {
-            this.jmxPortBase = port(port);
+            this.jmxPortBase = NodeConfig.validatePort(port);
             return this;
         }
 
@@ -827,19 +385,12 @@ public final class LocalCluster implements AutoCloseable {
                 }
                 tls = TlsMaterial.generate(tlsDir, addresses);
                 SECURE_YAML.forEach(this::yaml);
-                yaml("client_encryption_options", clientEncryption(tls));
+                yaml("client_encryption_options", tls.clientEncryption());
                 jvmOption("-Dcassandra.superuser_setup_delay_ms=0");
                 access = new ClientAccess(tls.truststore(), tls.truststorePassword(), DEFAULT_SUPERUSER,
                         DEFAULT_SUPERUSER);
             }
             return new LocalCluster(this);
-        }
-
-        private static int port(int port) {
-            if (port < 1 || port > 65535) {
-                throw new IllegalArgumentException("Not a port: " + port);
-            }
-            return port;
         }
     }
 }

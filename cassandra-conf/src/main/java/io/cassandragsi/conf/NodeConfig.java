@@ -143,6 +143,13 @@ final class NodeConfig {
         }
     }
 
+    static int validatePort(int port) {
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("Not a port: " + port);
+        }
+        return port;
+    }
+
     private static int topLevelKeyLine(List<String> lines, String key) {
         for (int i = 0; i < lines.size(); i++) {
             String line = lines.get(i);

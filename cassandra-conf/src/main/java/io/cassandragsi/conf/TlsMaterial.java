@@ -92,6 +92,14 @@ public record TlsMaterial(
                 + ",dns:localhost";
     }
 
+    /** {@code client_encryption_options}: TLS required on the native port, no client certificates. */
+    String clientEncryption() {
+        return "{enabled: true, optional: false, keystore: '" + nodeKeystore().toAbsolutePath()
+                + "', keystore_password: '" + nodeKeystorePassword() + "', truststore: '"
+                + truststore().toAbsolutePath() + "', truststore_password: '"
+                + truststorePassword() + "', store_type: PKCS12, require_client_auth: false}";
+    }
+
     private void make(List<InetAddress> addresses) throws IOException {
         Path ca = dir.resolve("ca.p12");
         Path csr = dir.resolve("node.csr");
