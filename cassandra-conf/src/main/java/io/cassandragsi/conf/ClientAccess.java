@@ -14,22 +14,22 @@ import java.nio.file.Path;
  */
 public record ClientAccess(Path truststore, String truststorePassword, String username, String password) {
 
-  /** Plain-text connections without authentication (the default). */
-  public static ClientAccess plain() {
-    return new ClientAccess(null, null, null, null);
-  }
-
-  /** The same TLS settings, logging in as another role. */
-  public ClientAccess withCredentials(String user, String pass) {
-    if (user == null || user.isBlank() || pass == null || pass.isEmpty()) {
-      throw new IllegalArgumentException("a role name and a password are both needed");
+    /** Plain-text connections without authentication (the default). */
+    public static ClientAccess plain() {
+        return new ClientAccess(null, null, null, null);
     }
-    return new ClientAccess(truststore, truststorePassword, user, pass);
-  }
 
-  /** Never prints the passwords. */
-  @Override
-  public String toString() {
-    return "ClientAccess[truststore=" + truststore + ", username=" + username + "]";
-  }
+    /** The same TLS settings, logging in as another role. */
+    public ClientAccess withCredentials(String user, String pass) {
+        if (user == null || user.isBlank() || pass == null || pass.isEmpty()) {
+            throw new IllegalArgumentException("a role name and a password are both needed");
+        }
+        return new ClientAccess(truststore, truststorePassword, user, pass);
+    }
+
+    /** Never prints the passwords. */
+    @Override
+    public String toString() {
+        return "ClientAccess[truststore=" + truststore + ", username=" + username + "]";
+    }
 }

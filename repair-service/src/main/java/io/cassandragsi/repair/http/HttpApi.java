@@ -1,6 +1,5 @@
 package io.cassandragsi.repair.http;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cassandragsi.repair.config.HttpConfig;
 import io.cassandragsi.repair.read.IndexReader;
 import io.cassandragsi.repair.read.Values;
@@ -9,20 +8,13 @@ import io.undertow.Undertow;
 import io.undertow.UndertowOptions;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.server.handlers.GracefulShutdownHandler;
-import io.undertow.util.HeaderValues;
 import io.undertow.util.Headers;
-import io.undertow.util.HttpString;
-import io.undertow.util.Protocols;
 import io.undertow.util.SameThreadExecutor;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -50,8 +42,6 @@ import org.xnio.XnioExecutor;
  */
 public final class HttpApi implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int MAX_DETAIL_CHARS = 1000;
 
     /** The reads: {@link IndexReader#readAsync} in production; they must not block the calling thread. */
     public interface Reads {
@@ -88,12 +78,13 @@ public final class HttpApi implements AutoCloseable {
     private final HostPolicy hosts;
     /** Whether a 404 may say which of keyspace, table or index is unknown: only to a loopback-only API without token. */
     private final boolean detailedNotFound;
-    private final RejectLog log = new RejectLog(LOG, RejectLog.DEFAULT_LINES_PER_MINUTE, System::nanoTime);
 
     /** Requests refused with a 4xx. */
     public final LongAdder rejected = new LongAdder();
     /** Requests that failed with a 5xx. */
     public final LongAdder failed = new LongAdder();
+    private final Answers answers = new Answers(new RejectLog(LOG, RejectLog.DEFAULT_LINES_PER_MINUTE, System::nanoTime), rejected,
+            failed);
 
     /** Loopback-style API over an {@link IndexReader}, with the default timeouts and no extra host names. */
     public HttpApi(String bind, int port, String bearerToken, IndexReader reader, Supplier<Map<String, Object>> status,
@@ -153,29 +144,29 @@ public final class HttpApi implements AutoCloseable {
             RequestLimits.checkTarget(exchange.getRequestURI(), exchange.getQueryString());
             RequestLimits.checkHeaders(exchange.getRequestHeaders());
             RequestLimits.checkNoBody(exchange.getRequestContentLength(), exchange.getRequestHeaders().contains(Headers.TRANSFER_ENCODING));
-            checkHost(exchange);
-            checkToken(exchange);
+            AccessChecks.checkHost(exchange, hosts);
+            AccessChecks.checkToken(exchange, token);
             String method = exchange.getRequestMethod().toString();
             if (!method.equals("GET")) {
-                checkOrigin(exchange);
+                AccessChecks.checkOrigin(exchange, hosts);
             }
             List<String> seg = PathCodec.segments(exchange.getRequestURI());
             Map<String, String> params = PathCodec.query(exchange.getQueryString());
             if (seg.size() >= 1 && seg.get(0).equals("v1")) {
                 requireMethod(method.equals("GET"), method, "GET");
-                IndexReader.Query query = readQuery(seg, params);
+                IndexReader.Query query = ReadCodec.query(seg, params);
                 exchange.dispatch(SameThreadExecutor.INSTANCE, () -> read(exchange, query));
                 return;
             }
             exchange.dispatch(() -> {
                 try {
-                    respond(exchange, route(method, exchange.getRequestURI(), seg, params));
+                    answers.respond(exchange, route(method, exchange.getRequestURI(), seg, params));
                 } catch (RuntimeException e) {
-                    fail(exchange, e);
+                    answers.fail(exchange, e);
                 }
             });
         } catch (RuntimeException e) {
-            fail(exchange, e);
+            answers.fail(exchange, e);
         }
     }
 
@@ -188,13 +179,13 @@ public final class HttpApi implements AutoCloseable {
         }
         withDeadline(exchange, page).whenComplete((p, failure) -> {
             if (failure == null) {
-                respond(exchange, readBody(p));
+                answers.respond(exchange, ReadCodec.body(p));
             } else {
                 Throwable f = failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure;
                 if (f instanceof TimeoutException) {
                     f = new HttpError(503, "timeout", "no answer within " + timeouts.answer().toSeconds() + " s", f);
                 }
-                fail(exchange, notFound(f, query.keyspace(), query.table(), query.index()));
+                answers.fail(exchange, notFound(f, query.keyspace(), query.table(), query.index()));
             }
         });
     }
@@ -224,94 +215,6 @@ public final class HttpApi implements AutoCloseable {
             }
         });
         return answer;
-    }
-
-    /** 400 without a Host on HTTP/1.1 or with several; 421 when it names another host (DNS rebinding). */
-    private void checkHost(HttpServerExchange exchange) {
-        HeaderValues host = exchange.getRequestHeaders().get(Headers.HOST);
-        if (host == null || host.isEmpty()) {
-            if (exchange.getProtocol().equals(Protocols.HTTP_1_1)) {
-                throw HttpError.badRequest("bad_host", "HTTP/1.1 requests need a Host header");
-            }
-            return;
-        }
-        if (host.size() > 1) {
-            throw HttpError.badRequest("bad_host", "more than one Host header");
-        }
-        if (!hosts.hostAllowed(host.getFirst())) {
-            throw new HttpError(421, "misdirected_request", "this service does not answer to the host "
-                    + Values.quote(host.getFirst()) + " (http.allowed_hosts lists other names it answers to)");
-        }
-    }
-
-    /** 401 unless the token, when one is set, is given; compared in constant time. */
-    private void checkToken(HttpServerExchange exchange) {
-        if (token != null) {
-            String auth = exchange.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
-            if (auth == null || !MessageDigest.isEqual(auth.getBytes(StandardCharsets.UTF_8), token)) {
-                throw new HttpError(401, "unauthorized", "this API needs 'Authorization: Bearer <token>' (http.token in the config)");
-            }
-        }
-    }
-
-    /** 403 for a state-changing request from a browser on another site. */
-    private void checkOrigin(HttpServerExchange exchange) {
-        HeaderValues origin = exchange.getRequestHeaders().get(Headers.ORIGIN);
-        if (origin != null && !origin.isEmpty() && (origin.size() > 1 || !hosts.originAllowed(origin.getFirst()))) {
-            throw new HttpError(403, "forbidden_origin", "requests from the origin " + Values.quote(origin.getFirst())
-                    + " may not change anything here");
-        }
-    }
-
-    /** Sends a route's answer: JSON, or Prometheus text for a String. */
-    private void respond(HttpServerExchange exchange, Object body) {
-        try {
-            if (body instanceof String text) {
-                send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", text.getBytes(StandardCharsets.UTF_8));
-            } else {
-                send(exchange, 200, "application/json", JSON.writeValueAsBytes(body));
-            }
-        } catch (Exception e) {
-            fail(exchange, e);
-        }
-    }
-
-    /** The request line, for logs. */
-    private static String line(HttpServerExchange exchange) {
-        return exchange.getRequestMethod() + " " + exchange.getRequestURI() + (exchange.getQueryString().isEmpty() ? "" : "?" + exchange.getQueryString());
-    }
-
-    /**
-     * Answers a failure with the status {@link ErrorMapper} gives it: 4xx logged at WARN, 5xx at
-     * ERROR, with the request line, at most {@value RejectLog#DEFAULT_LINES_PER_MINUTE} lines a
-     * minute. A 5xx body never repeats what Cassandra or the driver said (node addresses, CQL): that goes to the log.
-     * After a 413, 414 or 431 the connection is closed.
-     */
-    private void fail(HttpServerExchange exchange, Throwable failure) {
-        String line = line(exchange);
-        ErrorMapper.Answer a = ErrorMapper.map(failure);
-        int status = a.status();
-        String error = a.error();
-        String detail;
-        if (a.known() && status < 500) {
-            detail = a.detail();
-            rejected.increment();
-            ErrorMapper.Answer hidden = failure.getCause() == null ? null : ErrorMapper.map(failure.getCause());
-            log.warn(line, status, error, hidden != null && hidden.known() && hidden.status() < 500 ? hidden.detail() : detail);
-        } else if (a.known()) {
-            detail = status == 503 ? "Cassandra is unavailable or did not answer in time; try again later (the service log has more)"
-                    : "the service could not answer; the service log has more";
-            failed.increment();
-            log.error(line, status, error, a.detail(), null);
-        } else {
-            detail = "unexpected error; the service log has more";
-            failed.increment();
-            log.error(line, status, error, failure.toString(), failure);
-        }
-        if (status == 413 || status == 414 || status == 431) {
-            exchange.setPersistent(false);
-        }
-        sendError(exchange, status, error, detail.length() > MAX_DETAIL_CHARS ? detail.substring(0, MAX_DETAIL_CHARS) + "..." : detail);
     }
 
     /**
@@ -357,95 +260,6 @@ public final class HttpApi implements AutoCloseable {
         if (!ok) {
             throw new HttpError(405, "method_not_allowed", Values.quote(method) + " is not allowed here; use " + allowed);
         }
-    }
-
-    private static final Set<String> READ_PARAMS = Set.of("gt", "ge", "lt", "le", "limit", "next", "consistent", "as_of");
-
-    /** Parses a read's path and parameters (400 for anything malformed); touches nothing. */
-    private static IndexReader.Query readQuery(List<String> seg, Map<String, String> params) {
-        // v1, keyspace, table, "", index, values...
-        if (seg.size() < 5 || !seg.get(3).isEmpty()) {
-            throw HttpError.badRequest("bad_path", "reads are GET /v1/{keyspace}/{table}//{index}/{values...} (note the '//')");
-        }
-        List<String> values = seg.subList(5, seg.size());
-        if (!values.isEmpty() && values.get(values.size() - 1).isEmpty()) {
-            values = values.subList(0, values.size() - 1); // a trailing slash
-        }
-        if (seg.get(1).isEmpty() || seg.get(2).isEmpty() || seg.get(4).isEmpty()) {
-            throw HttpError.badRequest("bad_path", "keyspace, table and index must not be empty");
-        }
-        for (int i = 0; i < values.size(); i++) {
-            if (values.get(i).isEmpty()) {
-                throw HttpError.badRequest("bad_path", "path value " + (i + 1) + " is empty (an index key value cannot be)");
-            }
-        }
-        for (String p : params.keySet()) {
-            if (!READ_PARAMS.contains(p)) {
-                throw HttpError.badRequest("bad_parameter", "unknown parameter " + Values.quote(p)
-                        + " (known: gt, ge, lt, le, limit, next, consistent, as_of)");
-            }
-        }
-        Integer limit = null;
-        if (params.containsKey("limit")) {
-            String l = params.get("limit");
-            if (l.length() > 9 || l.isEmpty() || !l.chars().allMatch(c -> c >= '0' && c <= '9')) {
-                throw HttpError.badRequest("bad_limit", "limit must be a whole number from 1 to " + IndexReader.MAX_LIMIT + ", not "
-                        + Values.quote(l));
-            }
-            limit = Integer.parseInt(l);
-        }
-        boolean consistent = bool(params, "consistent");
-        return new IndexReader.Query(seg.get(1), seg.get(2), seg.get(4), List.copyOf(values), params.get("gt"),
-                params.get("ge"), params.get("lt"), params.get("le"), limit, params.get("next"), consistent, params.get("as_of"));
-    }
-
-    private static Map<String, Object> readBody(IndexReader.Page page) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("items", page.items());
-        body.put("next", page.next());
-        if (page.asOf() != null) {
-            body.put("as_of", page.asOf().toString()); // the moment the answer is as of (DESIGN.md section 4)
-        }
-        return body;
-    }
-
-    private static boolean bool(Map<String, String> params, String name) {
-        String v = params.get(name);
-        if (v == null) {
-            return false;
-        }
-        return switch (v) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw HttpError.badRequest("bad_parameter", name + " must be true or false, not " + Values.quote(v));
-        };
-    }
-
-    private static void sendError(HttpServerExchange exchange, int status, String error, String detail) {
-        Map<String, String> body = new LinkedHashMap<>();
-        body.put("error", error);
-        body.put("detail", detail);
-        try {
-            send(exchange, status, "application/json", JSON.writeValueAsBytes(body));
-        } catch (Exception e) {
-            // the response had started, or the connection is gone: nothing more can be said
-            try {
-                exchange.endExchange();
-            } catch (RuntimeException ignored) {
-                // closed already
-            }
-        }
-    }
-
-    private static final HttpString CACHE_CONTROL = new HttpString("Cache-Control");
-    private static final HttpString NOSNIFF = new HttpString("X-Content-Type-Options");
-
-    private static void send(HttpServerExchange exchange, int status, String type, byte[] body) {
-        exchange.setStatusCode(status);
-        exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, type);
-        exchange.getResponseHeaders().put(CACHE_CONTROL, "no-store");
-        exchange.getResponseHeaders().put(NOSNIFF, "nosniff");
-        exchange.getResponseSender().send(ByteBuffer.wrap(body));
     }
 
     /**
