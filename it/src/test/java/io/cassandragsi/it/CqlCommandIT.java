@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** {@code gsi cql} against the shared node: a first write and read without cqlsh (DESIGN.md section 5). */
+/** {@code gsi cql} against the shared node: a first write and read without cqlsh (docs/design.md section 10). */
 class CqlCommandIT {
     private record Run(int exit, String out) {}
 

@@ -161,12 +161,12 @@ final class HistoryRun {
             }
             java.util.UUID deleted = r.getUuid(n + 1);
             if (deleted != null && r.getUuid(n) != null && Timeuuids.compare(deleted, r.getUuid(n)) <= 0) {
-                deleted = null; // a mark not later than _tid: the entry matches again (DESIGN.md section 3)
+                deleted = null; // a mark not later than _tid: the entry matches again (docs/design.md section 3.1)
             }
             switch (oracle.judgeDeleted(name, e.getKey(), e.getValue(), deleted)) {
                 case WRONG -> wrongDeleted++;
                 case LATER_NON_MATCHING_VERSION -> later++;
-                default -> { }
+                default -> {}
             }
         }
         for (List<ByteBuffer> key : actual.keySet()) {

@@ -336,7 +336,7 @@ class ReadIT {
                     q = Math.min(q, floor.get(w));
                 }
                 UUID asOf = Tids.maxAtTicks(q - 1);
-                for (Written x; (x = acked.poll()) != null; ) {
+                for (Written x; (x = acked.poll()) != null;) {
                     oracleWrite(x.key(), x.tid(), x.length(), x.value());
                 }
                 long length = rnd.nextInt(4);
@@ -354,7 +354,7 @@ class ReadIT {
             stop.set(true);
             pool.shutdown();
             pool.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS);
-            for (Written x; (x = acked.poll()) != null; ) {
+            for (Written x; (x = acked.poll()) != null;) {
                 oracleWrite(x.key(), x.tid(), x.length(), x.value());
             }
             converged = RepairServiceIT.awaitConverged(run, 90_000);
@@ -416,8 +416,7 @@ class ReadIT {
             byCustomer.computeIfAbsent(e.getValue().customer(), c -> new ArrayList<>()).add(e);
         }
         byCustomer.values().forEach(l -> l.sort((a, b) -> b.getValue().placed().compareTo(a.getValue().placed())));
-        java.util.function.BiFunction<String, java.util.function.Predicate<Instant>, List<String>> want = (c, keep) ->
-                byCustomer.get(c).stream().filter(e -> keep.test(e.getValue().placed())).map(e -> e.getKey().toString()).toList();
+        java.util.function.BiFunction<String, java.util.function.Predicate<Instant>, List<String>> want = (c, keep) -> byCustomer.get(c).stream().filter(e -> keep.test(e.getValue().placed())).map(e -> e.getKey().toString()).toList();
         // the repair service marks the entries of orders that moved
         long deadline = System.currentTimeMillis() + 60_000;
         for (String c : byCustomer.keySet()) {

@@ -96,7 +96,7 @@ class RebuildCheckIT {
         }
         compare(run).forEach((index, d) -> assertThat(d.missing()).as("index %s emptied", index).isEqualTo(d.expected()));
 
-        RebuildResult r = jobs().rebuild(ks, TABLE, null, RebuildOptions.defaults().withSplits(32), s -> { });
+        RebuildResult r = jobs().rebuild(ks, TABLE, null, RebuildOptions.defaults().withSplits(32), s -> {});
         System.out.println(r.summary());
         assertThat(r.state()).isEqualTo(JobState.DONE);
         assertThat(r.rangesDone()).isEqualTo(32);

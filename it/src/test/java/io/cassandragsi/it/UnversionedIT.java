@@ -132,7 +132,7 @@ class UnversionedIT {
             effect.run();
             last = st;
             lastEffect = effect;
-            for (java.util.Iterator<java.util.concurrent.CompletableFuture<?>> it = inFlight.iterator(); it.hasNext(); ) {
+            for (java.util.Iterator<java.util.concurrent.CompletableFuture<?>> it = inFlight.iterator(); it.hasNext();) {
                 java.util.concurrent.CompletableFuture<?> f = it.next();
                 if (f.isDone()) {
                     f.join(); // a failed write fails the test here

@@ -3,7 +3,7 @@ package io.cassandragsi.index;
 import java.util.UUID;
 
 /**
- * The write-timestamp rule (DESIGN.md section 3, contract): every index cell written for version
+ * The write-timestamp rule (docs/design.md section 4.1, contract): every index cell written for version
  * {@code t} uses {@code TS(t)}, the tid's own time at its full 100-ns resolution, counted from the
  * Unix epoch.
  *

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-/** The attribute types of the definition format (DESIGN.md section 2) and their CQL types. */
+/** The attribute types of the definition format (docs/design.md section 2) and their CQL types. */
 public enum AttrType {
     STRING("text"),
     BLOB("blob"),

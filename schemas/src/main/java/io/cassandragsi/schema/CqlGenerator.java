@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * CQL for a definition (DESIGN.md section 3): keyspace, base table, one index table per secondary
+ * CQL for a definition (docs/design.md section 3): keyspace, base table, one index table per secondary
  * index, the project keyspace and its tables, and the trigger. Every statement is idempotent
  * ({@code IF NOT EXISTS}); evolving existing tables is the job of the schema apply command, which
  * compares with the live schema and uses {@link #addColumn} and {@link #setComment}.

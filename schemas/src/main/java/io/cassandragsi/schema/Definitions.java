@@ -20,7 +20,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Reads, validates and writes index definitions (DESIGN.md section 2). Every rejection is a
+ * Reads, validates and writes index definitions (docs/design.md section 2). Every rejection is a
  * {@link DefinitionException} naming the source, the index and the attribute.
  */
 public final class Definitions {
@@ -71,7 +71,7 @@ public final class Definitions {
         return new Reader(source, root).read();
     }
 
-    /** The canonical JSON of a definition (the format of DESIGN.md section 2). */
+    /** The canonical JSON of a definition (the format of docs/design.md section 2). */
     public static String toJson(TableDef def) {
         ObjectNode root = MAPPER.createObjectNode();
         root.put("keyspace", def.keyspace());
@@ -125,7 +125,7 @@ public final class Definitions {
         }
 
         TableDef read() {
-            for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
+            for (Iterator<String> it = root.fieldNames(); it.hasNext();) {
                 String field = it.next();
                 if (!TOP_LEVEL.contains(field)) {
                     throw error(null, null, "unknown field '" + field + "' (expected: keyspace, table, versioned, maintenance, attributes, index, secondaryIndexes)");
@@ -217,7 +217,7 @@ public final class Definitions {
             }
             Map<String, AttrType> attributes = new LinkedHashMap<>();
             Set<String> lowerNames = new HashSet<>();
-            for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext();) {
                 Map.Entry<String, JsonNode> e = it.next();
                 String name = e.getKey();
                 if (!NAME.matcher(name).matches()) {
@@ -247,7 +247,7 @@ public final class Definitions {
             if (element == null || !element.isObject()) {
                 throw error(index, null, "each element must be an object like {\"type\": \"hash\", \"attribute\": \"name\"}");
             }
-            for (Iterator<String> it = element.fieldNames(); it.hasNext(); ) {
+            for (Iterator<String> it = element.fieldNames(); it.hasNext();) {
                 String field = it.next();
                 if (!ELEMENT_KEYS.contains(field)) {
                     throw error(index, element.path("attribute").asText(null), "unknown field '" + field + "' (expected: type, attribute, order)");
@@ -294,7 +294,7 @@ public final class Definitions {
                 throw error(null, null, "'secondaryIndexes' must be an object of index name to an array of elements");
             }
             Map<String, String> keyShapes = new LinkedHashMap<>();
-            for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext();) {
                 Map.Entry<String, JsonNode> e = it.next();
                 String name = e.getKey();
                 if (!NAME.matcher(name).matches()) {

@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * One secondary index of a table, resolved against the table's attributes, with the layout of its
- * index table (DESIGN.md section 3).
+ * index table (docs/design.md section 3.1).
  *
  * <p>Key of the index table: the hash attributes (or, when there are none, the constant column
  * {@value #CONSTANT_COLUMN} holding the index name), then the range attributes in their declared

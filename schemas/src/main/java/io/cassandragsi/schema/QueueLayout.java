@@ -1,7 +1,7 @@
 package io.cassandragsi.schema;
 
 /**
- * The work queue that the trigger writes and the repair service consumes (DESIGN.md section 3), in
+ * The work queue that the trigger writes and the repair service consumes (docs/design.md section 3.5), in
  * the project's own keyspace. Partitions are (shard, time bucket): bounded in size, written once
  * and never deleted (no tombstones), dropped whole by TTL and time-window compaction. The queue's
  * settings travel with the schema in the table comment, so the trigger needs no per-node config.

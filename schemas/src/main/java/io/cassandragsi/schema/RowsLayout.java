@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * The rows table of an indexed base table (DESIGN.md section 2: "any versions we keep live on our
+ * The rows table of an indexed base table (docs/design.md section 3.3: "any versions we keep live on our
  * side"): {@code idx_<table>__rows} in the base keyspace, keyed by the base table's row key (its
  * primary key, less the tid of a versioned table). A delete or an expiry leaves nothing to read in
  * the base, so this table keeps what the repair service cannot read from it:

@@ -96,7 +96,7 @@ public final class TableDef {
     }
 
     /**
-     * How the table is classified (DESIGN.md section 2): versioned (every write of a row is a new
+     * How the table is classified (docs/design.md section 2): versioned (every write of a row is a new
      * version, named by the tid) or unversioned (rows are overwritten in place; the version of a
      * write is its write timestamp).
      */

@@ -18,12 +18,12 @@ import java.util.TreeMap;
 import java.util.UUID;
 
 /**
- * The expected index of one table, computed from its history alone (DESIGN.md section 6): from the
+ * The expected index of one table, computed from its history alone (docs/design.md section 11): from the
  * definition and Cassandra's documented semantics, with an entry-key derivation of its own, written
  * again here on purpose so that it shares nothing with the code it judges ({@code
  * OracleIndependenceTest}). It reads of the definition only what the definition file says (the
  * attributes, the primary key, each index's hash, range and projected attributes) and derives the
- * rest from DESIGN.md and README:
+ * rest from docs/design.md (the contract) and docs/limits.md:
  *
  * <ul>
  *   <li>a table is versioned when the definition does not say {@code "versioned": false} and its
@@ -305,7 +305,7 @@ public final class IndexOracle {
 
     /**
      * Whether an entry whose cells read {@code tid} and {@code deleted} (either null) matches at
-     * query time {@code q}, judged from the index alone (DESIGN.md section 3): it has a {@code _tid},
+     * query time {@code q}, judged from the index alone (docs/design.md section 3.1): it has a {@code _tid},
      * and no {@code _deleted} later than {@code _tid} and at or before q. (A read checks an entry with
      * {@code _tid} after q against the base; pass {@code q} null for "now", after everything.)
      */

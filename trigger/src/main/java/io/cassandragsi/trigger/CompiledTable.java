@@ -206,7 +206,7 @@ final class CompiledTable {
                     metrics.layoutMismatches.increment();
                     IndexTrigger.LOG.error("gsi trigger: not maintaining index table {}.{}: {}", base.keyspace, s.indexTable(), s.problem());
                 }
-                case DROPPED -> { } // on its way out: schema apply retires it
+                case DROPPED -> {} // on its way out: schema apply retires it
             }
         }
         TableDef chosen = resolution.definition();

@@ -6,8 +6,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code gsi bench ...}: benchmarks on a local node that the command starts itself (DESIGN.md
- * section 6: performance is measured by a benchmark, never by a timed test). Add subcommands to
+ * {@code gsi bench ...}: benchmarks on a local node that the command starts itself (docs/design.md
+ * section 11: performance is measured by a benchmark, never by a timed test). Add subcommands to
  * {@code subcommands}.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,

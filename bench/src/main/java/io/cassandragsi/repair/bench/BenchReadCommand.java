@@ -58,10 +58,10 @@ import picocli.CommandLine.Spec;
                 + " consistent reads over HTTP and through the Java API, a materialized view and SAI through CQL; LIMIT 10 and 100,"
                 + " a value with few matches and one with many. Writes target/bench/read.json (--nodes 3: three local nodes, RF=3,"
                 + " LOCAL_QUORUM, read-3.json).",
-                "Also prints, for reference, our index table read through CQL and the HTTP round trip alone (http-floor),"
-                + " then the p50 ratios against the targets (eventual vs MV: Java <= 1.1, HTTP <= 1.5; consistent vs SAI: < 1),"
-                + " also written to read.json.",
-                "Takes about 3 minutes; --quick about 1.5 (with less JIT warm-up: higher figures)."})
+            "Also prints, for reference, our index table read through CQL and the HTTP round trip alone (http-floor),"
+                    + " then the p50 ratios against the targets (eventual vs MV: Java <= 1.1, HTTP <= 1.5; consistent vs SAI: < 1),"
+                    + " also written to read.json.",
+            "Takes about 3 minutes; --quick about 1.5 (with less JIT warm-up: higher figures)."})
 public final class BenchReadCommand implements Callable<Integer> {
     static final int KEYS = 20_000;
     static final int HOT_MATCHES = 1_400;

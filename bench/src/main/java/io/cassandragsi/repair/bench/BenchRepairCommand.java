@@ -202,7 +202,7 @@ public final class BenchRepairCommand implements Callable<Integer> {
             java.util.concurrent.atomic.AtomicBoolean writing) {
         java.util.List<Sample> open = new java.util.ArrayList<>();
         while (writing.get() || !pending.isEmpty() || !open.isEmpty()) {
-            for (Sample s; (s = pending.poll()) != null; ) {
+            for (Sample s; (s = pending.poll()) != null;) {
                 open.add(s);
             }
             java.util.List<java.util.concurrent.CompletableFuture<Boolean>> checks = new java.util.ArrayList<>();

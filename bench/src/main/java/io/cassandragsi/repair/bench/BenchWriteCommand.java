@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code gsi bench write}: indexed write throughput relative to an unindexed table, on one local
- * node the command starts itself, in one run on the same data (DESIGN.md section 6).
+ * node the command starts itself, in one run on the same data (docs/design.md section 11).
  *
  * <p>Each variant gets its own keyspace, created fresh. A warm-up round writes every variant once,
  * then the measured rounds interleave the variants (A, B, C, ..., then again), each phase writing

@@ -31,7 +31,7 @@ final class WriteReport {
         }
     }
 
-    /** The design's targets (DESIGN.md, bench brief): numerator over denominator, minimum ratio. */
+    /** The targets (docs/performance.md, Method): numerator over denominator, minimum ratio. */
     record Target(Comparison comparison, double minimum) {}
 
     static final List<Target> TARGETS = List.of(

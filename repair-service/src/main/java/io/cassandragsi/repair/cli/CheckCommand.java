@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
-/** {@code gsi check KEYSPACE.TABLE [INDEX] [--fix]}: exit 0 clean, 3 drift found, 1 failure (DESIGN.md section 5). */
+/** {@code gsi check KEYSPACE.TABLE [INDEX] [--fix]}: exit 0 clean, 3 drift found, 1 failure (docs/design.md section 10). */
 @Command(name = "check", mixinStandardHelpOptions = true,
         description = {
             "Compare an index (or every index of the table) with the base table: missing entries, stale entries (wrong _tid,"

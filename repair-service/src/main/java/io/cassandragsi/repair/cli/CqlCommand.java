@@ -31,7 +31,7 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code gsi cql}: runs CQL against the configured cluster through the driver and prints the rows
- * of each statement as a table (DESIGN.md section 5), so that a machine without cqlsh can write
+ * of each statement as a table (docs/design.md section 10), so that a machine without cqlsh can write
  * its first rows. Statements run in order; the first that fails stops the run, naming it.
  */
 @Command(name = "cql", mixinStandardHelpOptions = true,

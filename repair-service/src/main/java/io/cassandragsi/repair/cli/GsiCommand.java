@@ -13,7 +13,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code gsi} command line (DESIGN.md section 5). Exit codes: 0 success, 1 failure, 2 usage
+ * The {@code gsi} command line (docs/design.md section 10). Exit codes: 0 success, 1 failure, 2 usage
  * error. A failure prints one line starting with {@code error:}; {@code --verbose} adds the stack
  * trace and debug logging.
  *
@@ -27,8 +27,8 @@ import picocli.CommandLine.Spec;
         versionProvider = GsiCommand.Version.class,
         description = "Global secondary indexes for Apache Cassandra 5.0.",
         subcommands = {SchemaCommand.class, UpCommand.class, NodeCommand.class, ServeCommand.class, QueryCommand.class, CqlCommand.class,
-                RebuildCommand.class, CheckCommand.class,
-                CommandLine.HelpCommand.class},
+            RebuildCommand.class, CheckCommand.class,
+            CommandLine.HelpCommand.class},
         footer = {"", "Benchmarks: ./gsi bench write|read|repair (see ./gsi bench --help)."})
 public final class GsiCommand implements Runnable {
     public static final int OK = CommandLine.ExitCode.OK;

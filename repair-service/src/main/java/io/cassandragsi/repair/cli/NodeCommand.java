@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code gsi node status|kill N|stop N|start N} (DESIGN.md section 5): acts on a node of the running {@code ./gsi up}. */
+/** {@code gsi node status|kill N|stop N|start N} (docs/design.md section 10): acts on a node of the running {@code ./gsi up}. */
 @Command(name = "node", mixinStandardHelpOptions = true,
         description = {"Act on node N of the running ./gsi up from another terminal: status lists its nodes; kill N kills node N"
                 + " hard (kill -9, as a crash would); stop N stops it cleanly; start N starts it again on its data and waits until"
@@ -69,7 +69,7 @@ public final class NodeCommand implements Callable<Integer> {
             if (first.startsWith("error ")) {
                 throw new CommandFailedException(first.substring("error ".length()));
             }
-            for (String line; (line = in.readLine()) != null; ) {
+            for (String line; (line = in.readLine()) != null;) {
                 out.println(line);
             }
             out.flush();

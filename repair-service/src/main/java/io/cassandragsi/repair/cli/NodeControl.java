@@ -22,7 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What lets {@code ./gsi node} act on the nodes of a running {@code ./gsi up} from another
- * terminal (DESIGN.md section 5): {@code up} listens on a port of 127.0.0.1 and writes the port
+ * terminal (docs/design.md section 10): {@code up} listens on a port of 127.0.0.1 and writes the port
  * and a random token to {@value #FILE} in its work directory (readable by its owner only);
  * {@code node} sends one line, {@code TOKEN VERB [N]}, and prints the answer: a first line
  * {@code ok} or {@code error MESSAGE}, then what to show. One request at a time: starting a node

@@ -38,10 +38,14 @@ public final class QueryCommand implements Callable<Integer> {
     @Option(names = "--as-of", paramLabel = "T", description = "Query time: ISO-8601 instant or timeuuid (default: now).")
     String asOf;
 
-    @Option(names = "--gt", paramLabel = "V") String gt;
-    @Option(names = "--ge", paramLabel = "V") String ge;
-    @Option(names = "--lt", paramLabel = "V") String lt;
-    @Option(names = "--le", paramLabel = "V") String le;
+    @Option(names = "--gt", paramLabel = "V")
+    String gt;
+    @Option(names = "--ge", paramLabel = "V")
+    String ge;
+    @Option(names = "--lt", paramLabel = "V")
+    String lt;
+    @Option(names = "--le", paramLabel = "V")
+    String le;
 
     @Option(names = "--limit", paramLabel = "N", description = "Items per page (default 100, at most 1000).")
     Integer limit;

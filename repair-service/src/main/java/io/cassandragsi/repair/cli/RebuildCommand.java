@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
-/** {@code gsi rebuild KEYSPACE.TABLE [INDEX] [--resume] [--job-id ID] [--parallelism N]} (DESIGN.md section 5). */
+/** {@code gsi rebuild KEYSPACE.TABLE [INDEX] [--resume] [--job-id ID] [--parallelism N]} (docs/design.md section 10). */
 @Command(name = "rebuild", mixinStandardHelpOptions = true,
         description = {
             "Backfill an index (or every index of the table) from all stored base versions, writing each entry at its version's"

@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code gsi up}: the embedded default (DESIGN.md section 5). Starts real local Cassandra 5.0
+ * {@code gsi up}: the embedded default (docs/design.md section 10). Starts real local Cassandra 5.0
  * node(s) with the trigger jar installed, applies {@code schemas/examples/*.json}, starts the
  * {@link #SERVICES}, prints how to connect, and runs until Ctrl-C or SIGTERM, which stop everything.
  */

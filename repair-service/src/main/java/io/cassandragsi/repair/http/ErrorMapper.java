@@ -8,7 +8,7 @@ import io.cassandragsi.repair.read.ReadException;
 /**
  * The one place exception types become HTTP status codes and the {@code {"error", "detail"}} body
  * (STYLE.md item 4). Reads fail with {@link ReadException} (400, 404 or 503 by its kind,
- * DESIGN.md section 4), jobs with {@link UnknownTargetException} (404), {@link InvalidJobException} (400) and
+ * docs/design.md section 8.1), jobs with {@link UnknownTargetException} (404), {@link InvalidJobException} (400) and
  * {@link JobConflictException} (409), HTTP itself with {@link HttpError}; anything else is a 500.
  * {@link HttpApi} logs and sends what this returns. Pure.
  */
@@ -40,7 +40,7 @@ public final class ErrorMapper {
         return new Answer(500, "internal_error", String.valueOf(failure), false);
     }
 
-    /** The read contract's code for each way a read fails (DESIGN.md section 4). */
+    /** The read contract's code for each way a read fails (docs/design.md section 8.1). */
     static int status(ReadException.Kind kind) {
         return switch (kind) {
             case BAD_REQUEST -> 400;

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 import org.xnio.XnioExecutor;
 
 /**
- * The HTTP API (DESIGN.md section 4) on Undertow: a thin adapter over the index reads and the
+ * The HTTP API (docs/design.md section 8) on Undertow: a thin adapter over the index reads and the
  * service's status, metrics and jobs. Paths are parsed from the raw request URI (Undertow's URL
  * decoding is off), so the {@code //} of the read path, encoded slashes and invalid UTF-8 are
  * handled here, with the one JSON error shape. {@link ErrorMapper} maps failures to status codes

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A read over HTTP (DESIGN.md section 4): its path ({@code /v1/{keyspace}/{table}//{index}/{values...}})
+ * A read over HTTP (docs/design.md section 8): its path ({@code /v1/{keyspace}/{table}//{index}/{values...}})
  * and parameters as an {@link IndexReader.Query}, and the page it returns as the JSON body.
  */
 final class ReadCodec {
@@ -59,7 +59,7 @@ final class ReadCodec {
         body.put("items", page.items());
         body.put("next", page.next());
         if (page.asOf() != null) {
-            body.put("as_of", page.asOf().toString()); // the moment the answer is as of (DESIGN.md section 4)
+            body.put("as_of", page.asOf().toString()); // the moment the answer is as of (docs/design.md section 8)
         }
         return body;
     }

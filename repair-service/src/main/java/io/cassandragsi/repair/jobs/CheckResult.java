@@ -86,7 +86,7 @@ public record CheckResult(String jobId, String keyspace, String table, JobState 
                 fix ? " (with --fix)" : "", rows, entries, elapsed.toMillis() / 1000.0));
         for (IndexReport r : indexes) {
             sb.append(String.format("  %s: %,d expected entries; missing %,d, stale %,d (wrong _tid %,d, wrong _deleted %,d, wrong projection %,d),"
-                            + " orphans %,d; approximate _deleted %,d (not drift), transient %,d",
+                    + " orphans %,d; approximate _deleted %,d (not drift), transient %,d",
                     r.index(), r.expected(), r.missing(), r.stale(), r.wrongTid(), r.wrongDeleted(), r.wrongProjection(), r.orphans(),
                     r.approximate(), r.transientFindings()));
             if (fix) {

@@ -21,7 +21,7 @@ import java.util.UUID;
  * The pure core of {@code check} (STYLE.md item 1): what the entries of one index should hold
  * given the complete versions of one base row, and how observed entries differ. No driver types.
  *
- * <p>The expected state is the oracle's (DESIGN.md section 3): for an entry key, {@code _tid} is
+ * <p>The expected state is the oracle's (docs/design.md section 9.2): for an entry key, {@code _tid} is
  * the latest version whose entry has that key, {@code _deleted} the version right after it when
  * that one has another key (or none), else null; the projections are those of the {@code _tid}
  * version. An index that contains the tid has one entry per version and only existence and
@@ -77,7 +77,7 @@ public final class EntryCheck {
      * when none could be read (every regular cell null).
      */
     public record Actual(UUID tid, UUID deleted, List<ByteBuffer> proj, long maxWritetime) {
-        /** {@code _deleted} as the read rule sees it: null unless later than {@code _tid} (DESIGN.md section 3). */
+        /** {@code _deleted} as the read rule sees it: null unless later than {@code _tid} (docs/design.md section 3.1). */
         public UUID effectiveDeleted() {
             return deleted == null || (tid != null && io.cassandragsi.index.Tids.compare(deleted, tid) <= 0) ? null : deleted;
         }

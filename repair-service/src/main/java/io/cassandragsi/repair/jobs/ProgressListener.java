@@ -6,7 +6,7 @@ package io.cassandragsi.repair.jobs;
  */
 @FunctionalInterface
 public interface ProgressListener {
-    ProgressListener NONE = s -> { };
+    ProgressListener NONE = s -> {};
 
     void onProgress(ProgressSnapshot snapshot);
 }

@@ -26,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Backfills index tables from every stored version (DESIGN.md section 1): the base table is
+ * Backfills index tables from every stored version (docs/design.md section 9.1): the base table is
  * streamed by token range, {@code parallelism} ranges at a time; the versions of each row go
  * through the pure {@link TablePlan#diff} with every entry upserted, and the writes for the chosen
  * indexes go out at each version's TS with a bounded number in flight. A range is recorded in the

@@ -45,7 +45,7 @@ public record RebuildResult(String jobId, String keyspace, String table, List<St
             case RUNNING -> "rebuild " + jobId + " running";
         };
         return String.format("%s: %s.%s %s%n  ranges: %d/%d done (%d finished by earlier runs)%n"
-                        + "  %,d base versions read, %,d index writes, %,d retries, %.1f s, %,.0f rows/s",
+                + "  %,d base versions read, %,d index writes, %,d retries, %.1f s, %,.0f rows/s",
                 head, keyspace, table, indexes, rangesDone, rangesTotal, rangesSkipped, rows, writes, retries,
                 elapsed.toMillis() / 1000.0, rowsPerSecond());
     }

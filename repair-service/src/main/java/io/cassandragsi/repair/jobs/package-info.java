@@ -1,5 +1,5 @@
 /**
- * Whole-index jobs (DESIGN.md sections 1 and 5): {@link io.cassandragsi.repair.jobs.Rebuild}
+ * Whole-index jobs (docs/design.md sections 9 and 10): {@link io.cassandragsi.repair.jobs.Rebuild}
  * backfills index tables from every stored base version, resumably; {@link
  * io.cassandragsi.repair.jobs.Check} compares index tables with the base table and, with
  * {@code --fix}, rewrites what is missing or stale at each version's TS and deletes orphans.

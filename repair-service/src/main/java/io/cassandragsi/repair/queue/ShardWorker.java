@@ -280,7 +280,7 @@ final class ShardWorker {
 
     private void retryDue(long nowMillis) {
         List<Pending> due = new ArrayList<>();
-        for (Iterator<Pending> it = pending.iterator(); it.hasNext(); ) {
+        for (Iterator<Pending> it = pending.iterator(); it.hasNext();) {
             Pending p = it.next();
             if (p.nextAttempt <= nowMillis) {
                 due.add(p);
@@ -300,7 +300,7 @@ final class ShardWorker {
 
     private void pruneSeen(long nowMillis) {
         long horizon = nowMillis - 3 * (GRACE.toMillis() + SWEEP_EVERY.toMillis());
-        for (Iterator<Map.Entry<UUID, Long>> it = seen.entrySet().iterator(); it.hasNext(); ) {
+        for (Iterator<Map.Entry<UUID, Long>> it = seen.entrySet().iterator(); it.hasNext();) {
             if (it.next().getValue() < horizon) {
                 it.remove();
             } else {

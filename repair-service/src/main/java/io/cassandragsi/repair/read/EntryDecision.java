@@ -4,7 +4,7 @@ import io.cassandragsi.index.Tids;
 import java.util.UUID;
 
 /**
- * What a read does with one index entry at query time q (DESIGN.md section 4, read rules), decided
+ * What a read does with one index entry at query time q (docs/design.md section 8.2, read rules), decided
  * from the entry alone: pure, unit-tested without a node.
  *
  * <p>An entry is deleted at q iff its {@code _deleted} is set, later than its {@code _tid}, and at

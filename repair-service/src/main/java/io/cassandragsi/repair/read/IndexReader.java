@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 
 /**
- * Index reads (DESIGN.md section 4), for the HTTP API and for JVM users in-process.
+ * Index reads (docs/design.md section 8), for the HTTP API and for JVM users in-process.
  *
  * <p>Eventual reads answer from the index alone at query time q: an entry whose {@code _deleted}
  * is at or before q is not a match; one whose {@code _tid} is after q, or whose {@code _deleted} is

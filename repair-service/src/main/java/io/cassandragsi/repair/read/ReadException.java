@@ -1,7 +1,7 @@
 package io.cassandragsi.repair.read;
 
 /**
- * A read that cannot be answered (DESIGN.md section 4): a bad parameter or value, an unknown
+ * A read that cannot be answered (docs/design.md section 8.1): a bad parameter or value, an unknown
  * keyspace, table or index, or Cassandra unavailable; no other. {@code error} is a short
  * machine-readable code, {@code detail} names what is wrong. Only reads throw it: the HTTP
  * layer's own refusals and the jobs' failures are other types, and {@code http.ErrorMapper} is

@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
 /**
  * A read's input, parsed and validated against its index before anything is read: the path
  * values by type, the bounds on the first free range attribute, the limit and the query time
- * (DESIGN.md section 4). Anything malformed is a {@link ReadException} 400 naming it. Pure:
+ * (docs/design.md section 8.1). Anything malformed is a {@link ReadException} 400 naming it. Pure:
  * tested without a node.
  */
 final class ReadRequest {
@@ -52,7 +52,7 @@ final class ReadRequest {
         if (values.size() < index.hash().size() || values.size() > pathColumns.size()) {
             throw ReadException.badRequest("bad_path", "index '" + index.name() + "' takes " + index.hash().size() + " hash value(s) ("
                     + names(index.hash()) + ")" + (index.range().isEmpty() ? "" : " then up to " + index.range().size()
-                    + " range value(s) (" + names(index.range()) + ")") + ", got " + values.size());
+                            + " range value(s) (" + names(index.range()) + ")") + ", got " + values.size());
         }
         List<ByteBuffer> fixed = new ArrayList<>();
         for (int i = 0; i < values.size(); i++) {

@@ -115,7 +115,6 @@ public final class BaseTable {
         return cql.oneRowPerPartition();
     }
 
-
     /** Whether {@link #newestAsync} can read many rows at once. */
     public boolean readsManyNewest() {
         return newestInPartitions != null;
@@ -142,12 +141,12 @@ public final class BaseTable {
                 .setInt(1, perPartition).setInt(2, limit).setConsistencyLevel(cl).setPageSize(limit + 1).setIdempotence(true).build();
         return fetchAsync(stmt, v -> false, r -> cql.newest(r::getBytesUnsafe))
                 .thenApply(found -> {
-            Map<ByteBuffer, List<Version>> out = new HashMap<>();
-            for (Version v : found) {
-                out.computeIfAbsent(v.values()[partitionKeyAttribute], k -> new ArrayList<>(perPartition)).add(v);
-            }
-            return out;
-        });
+                    Map<ByteBuffer, List<Version>> out = new HashMap<>();
+                    for (Version v : found) {
+                        out.computeIfAbsent(v.values()[partitionKeyAttribute], k -> new ArrayList<>(perPartition)).add(v);
+                    }
+                    return out;
+                });
     }
 
     /** ORDER BY that walks the tid ascending (or descending) within a row, whatever its declared order. */

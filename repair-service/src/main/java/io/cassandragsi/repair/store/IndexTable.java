@@ -25,7 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
- * Writes to one index table, every one at the TS of the version it is for (DESIGN.md section 3),
+ * Writes to one index table, every one at the TS of the version it is for (docs/design.md section 4),
  * so they are idempotent and commute with the trigger's writes; and the selects that reads page
  * through, one per shape of query.
  */

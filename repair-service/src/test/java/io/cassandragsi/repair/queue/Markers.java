@@ -29,7 +29,7 @@ final class Markers {
 
     /** A row key whose markers land in {@code shard}. */
     static String keyIn(int shard, int shards) {
-        for (int i = 0; ; i++) {
+        for (int i = 0;; i++) {
             if (QueueLayout.shardOf("ks", "t", pk("row" + i), shards) == shard) {
                 return "row" + i;
             }

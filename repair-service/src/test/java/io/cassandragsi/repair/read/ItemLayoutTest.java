@@ -28,7 +28,7 @@ class ItemLayoutTest {
 
     private static Version version(String key, UUID tid, long length, String value, String author) {
         return new Version(new ByteBuffer[] {utf8(key), Tids.bytes(tid), ByteBuffer.wrap(BigInteger.valueOf(length).toByteArray()),
-                utf8(value), utf8(author)}, 1);
+            utf8(value), utf8(author)}, 1);
     }
 
     private static ByteBuffer utf8(String s) {

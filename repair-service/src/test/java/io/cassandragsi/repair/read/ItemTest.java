@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class ItemTest {
     private static final String[] NAMES = {"s", "quote\"d", "i", "l", "big", "dec", "d", "f", "b", "missing"};
     private static final Object[] VALUES = {"héllo \"wörld\"\n\u0001 😀", "x", 7, 1L << 40, new BigInteger("123456789012345678901234567890"),
-            new BigDecimal("1.50"), 2.5d, 0.25f, true, null};
+        new BigDecimal("1.50"), 2.5d, 0.25f, true, null};
 
     private static Item item() {
         return new Item(NAMES, Arrays.stream(NAMES).map(SerializedString::new).toArray(SerializedString[]::new), VALUES.clone());

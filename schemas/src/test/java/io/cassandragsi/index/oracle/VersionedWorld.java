@@ -209,7 +209,7 @@ final class VersionedWorld extends Simulation {
         expiring += ttl > 0 ? 1 : 0;
         if (logging) {
             log("write " + RandomHistoryTest.show(v.values()[0]) + " " + tid(v.tid()) + " length " + (v.has(2) ? RandomHistoryTest.show(v.get(2)) : "(none)")
-                + " value " + RandomHistoryTest.show(v.get(3)) + " w " + w + " ttl " + ttl);
+                    + " value " + RandomHistoryTest.show(v.get(3)) + " w " + w + " ttl " + ttl);
         }
         Batch b = batch(v, w, ttl);
         at(now + rnd.nextInt(20), b.base());
@@ -463,7 +463,7 @@ final class VersionedWorld extends Simulation {
         List<Version> versions = versions(key);
         if (logging) {
             log("  recompute: versions " + versions.stream().map(v -> tid(v.tid())).toList() + ", _w " + record.written() + ", keys "
-                + record.keyTimes() + ", version keys " + record.versionKeys().values().stream().map(Map::values).toList());
+                    + record.keyTimes() + ", version keys " + record.versionKeys().values().stream().map(Map::values).toList());
         }
         long floor = m.tidMax() == null ? Long.MIN_VALUE : WriteTimestamps.of(m.tidMax()) + 1;
         List<TablePlan.IndexWrite> writes = new ArrayList<>();
