@@ -5,6 +5,7 @@ import io.cassandragsi.conf.LocalCluster;
 import io.cassandragsi.repair.schema.ProjectTables;
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.Definitions;
+import io.cassandragsi.schema.Maintenance;
 import io.cassandragsi.schema.QueueLayout;
 import io.cassandragsi.schema.TableDef;
 import java.io.IOException;
@@ -28,6 +29,12 @@ public final class SharedCluster {
             "{'class': 'SimpleStrategy', 'replication_factor': 1}");
     private static final String EXISTING = System.getProperty("gsi.it.contact-point", "").trim();
     private static final String TARGET = System.getProperty("gsi.it.target", "local").trim();
+    /**
+     * Who runs the sibling diffs of every table the suite applies ({@code -Dgsi.it.maintenance=node}
+     * runs the randomized oracle suites again with the in-node maintainer doing them; docs/design.md
+     * section 7). Default: the repair service.
+     */
+    public static final Maintenance MAINTENANCE = Maintenance.fromJson(System.getProperty("gsi.it.maintenance", "service").trim());
     private static LocalCluster cluster;
     private static CqlSession session;
 
@@ -109,6 +116,34 @@ public final class SharedCluster {
         }
     }
 
+    /** The definition with the suite's {@link #MAINTENANCE}, unless it names its own. */
+    public static TableDef inSuiteMode(TableDef def) {
+        if (MAINTENANCE == null) {
+            throw new IllegalStateException("-Dgsi.it.maintenance must be service or node");
+        }
+        return def.maintenance() != Maintenance.SERVICE ? def : withMaintenance(def, MAINTENANCE);
+    }
+
+    /** The definition with {@code "maintenance"} set to {@code mode}. */
+    public static TableDef withMaintenance(TableDef def, Maintenance mode) {
+        if (def.maintenance() == mode) {
+            return def;
+        }
+        try {
+            var mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+            var json = (com.fasterxml.jackson.databind.node.ObjectNode) mapper.readTree(Definitions.toJson(def));
+            json.put("maintenance", mode.jsonName());
+            return Definitions.parse(mapper.writeValueAsString(json), def.table() + ".json");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** True when the suite runs its own local node (not an existing cluster, not Testcontainers). */
+    public static boolean isLocal() {
+        return TARGET.equals("local") && EXISTING.isEmpty();
+    }
+
     /** An example definition moved to its own keyspace, so test classes do not share data. */
     public static TableDef example(String name, String keyspace) {
         try {
@@ -125,10 +160,12 @@ public final class SharedCluster {
      * with the tables of the project keyspace, which the service and the jobs do not create.
      */
     public static void apply(TableDef def) {
+        def = inSuiteMode(def);
         CqlSession s = session();
         List<String> cql = new ArrayList<>();
         CqlGenerator.all(def, "gsi", REPLICATION).forEach(st -> cql.add(st.cql()));
         ProjectTables.all("gsi", QueueLayout.Settings.defaults()).forEach(t -> cql.add(t.cql()));
+        cql.addAll(ProjectTables.initialRows("gsi", QueueLayout.Settings.defaults()));
         for (String statement : cql) {
             s.execute(com.datastax.oss.driver.api.core.cql.SimpleStatement.newInstance(statement).setTimeout(Duration.ofSeconds(60)));
         }

@@ -152,6 +152,7 @@ final class BenchSchema {
         List<String> out = new ArrayList<>();
         out.add(CqlGenerator.createKeyspace(PROJECT_KEYSPACE, replication(rf)));
         ProjectTables.all(PROJECT_KEYSPACE, settings).forEach(t -> out.add(t.cql()));
+        out.addAll(ProjectTables.initialRows(PROJECT_KEYSPACE, settings));
         return out;
     }
 

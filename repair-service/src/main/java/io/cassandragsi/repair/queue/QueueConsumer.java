@@ -183,7 +183,14 @@ public final class QueueConsumer implements AutoCloseable {
     private void startWorker(int shard) {
         ShardWorker w = new ShardWorker(shard, queue, checkpoints, repairs, metrics, owner, cl);
         Instant checkpoint = checkpoints.checkpoint(shard);
-        w.resumeFrom(checkpoint != null ? checkpoint : clock.instant().minus(ShardWorker.GRACE));
+        if (checkpoint == null) {
+            // schema apply writes every shard's first checkpoint with the queue: without one, read all the queue keeps
+            checkpoint = clock.instant().minusSeconds(queue.settings().ttlSeconds());
+            metrics.shardsWithoutCheckpoint.increment();
+            LOG.warn("shard {} has no checkpoint; reading it from {}, as far back as the queue keeps markers (run ./gsi schema apply"
+                    + " once to record the first checkpoints of a new queue)", shard, checkpoint);
+        }
+        w.resumeFrom(checkpoint);
         workers.put(shard, w);
         workerThreads.submit(() -> run(w, () -> false));
         LOG.debug("took shard {}", shard);

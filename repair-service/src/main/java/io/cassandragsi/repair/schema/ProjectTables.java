@@ -30,4 +30,18 @@ public final class ProjectTables {
                 new Table(InstancesTable.TABLE, InstancesTable.WHAT, InstancesTable.createStatement(keyspace)),
                 new Table(JobsTable.TABLE, JobsTable.WHAT, JobsTable.createStatement(keyspace)));
     }
+
+    /**
+     * The first checkpoint of every shard of a new queue: now, so that the first service to read a
+     * shard starts where the queue began and skips no marker written before it ran (docs/design.md
+     * section 7). Conditional: it never moves a checkpoint a service wrote.
+     */
+    public static List<String> initialRows(String keyspace, QueueLayout.Settings queue) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (int shard = 0; shard < queue.shards(); shard++) {
+            out.add("INSERT INTO " + io.cassandragsi.schema.Cql.qualified(keyspace, CheckpointsTable.TABLE)
+                    + " (shard, resume_from, updated_by) VALUES (" + shard + ", toTimestamp(now()), 'schema apply') IF NOT EXISTS;");
+        }
+        return out;
+    }
 }

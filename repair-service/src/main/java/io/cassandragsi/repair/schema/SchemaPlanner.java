@@ -94,6 +94,12 @@ public final class SchemaPlanner {
             Optional<LiveTable> existing = live.table(projectKeyspace, t.name());
             if (existing.isEmpty()) {
                 statements.add(new Statement("create " + t.what() + " " + projectKeyspace + "." + t.name(), t.cql()));
+                if (t.name().equals(io.cassandragsi.repair.store.CheckpointsTable.TABLE)) {
+                    for (String first : ProjectTables.initialRows(projectKeyspace, queueSettings)) {
+                        statements.add(new Statement("the first checkpoint of a shard: now (no marker written before the first serve is skipped)",
+                                first));
+                    }
+                }
             } else if (t.name().equals(QueueLayout.TABLE)) {
                 if (!queueSettings.toComment().equals(existing.get().comment())) {
                     warnings.add("work queue " + existing.get().qualifiedName() + " exists with settings " + existing.get().comment()

@@ -113,9 +113,42 @@ public final class RepairService implements AutoCloseable {
         Map<String, Object> perIndex = new LinkedHashMap<>();
         repairer.counters.perIndex.forEach((name, c) -> perIndex.put(name, Map.of("marked_deleted", c[0].sum(), "upserted", c[1].sum())));
         s.put("indexes", perIndex);
+        s.put("nodes", nodes());
         s.put("tables", catalog.tables().keySet());
         s.put("definition_problems", catalog.problems());
         return s;
+    }
+
+    /**
+     * The in-node maintainers (docs/design.md section 7): each epoch this service reads, running or
+     * not swept yet, with its lag behind now, what it did, and whether this service sweeps it.
+     */
+    private java.util.List<Map<String, Object>> nodes() {
+        long now = System.currentTimeMillis();
+        java.util.Set<Integer> sweeping = consumer.sweepingEpochs();
+        java.util.List<Map<String, Object>> out = new java.util.ArrayList<>();
+        for (NodeProgressTable.Epoch e : consumer.nodeEpochs()) {
+            boolean swept = e.sweptTo() != null && io.cassandragsi.index.Tids.instant(e.sweptTo()).toEpochMilli()
+                    >= e.heartbeat().toEpochMilli() + java.time.Duration.ofSeconds(60).toMillis();
+            if (swept && now - e.heartbeat().toEpochMilli() > 3_600_000L) {
+                continue; // an old epoch, long done
+            }
+            Map<String, Object> n = new LinkedHashMap<>();
+            n.put("node", e.node());
+            n.put("epoch_shard", e.shard());
+            n.put("state", e.state());
+            n.put("started", e.started() == null ? null : e.started().toString());
+            n.put("heartbeat_age_ms", now - e.heartbeat().toEpochMilli());
+            n.put("lag_ms", Math.max(0, now - io.cassandragsi.index.Tids.instant(e.doneBefore()).toEpochMilli()));
+            n.put("queued", e.queued());
+            n.put("done", e.done());
+            n.put("handed_off", e.handedOff());
+            n.put("retried", e.retried());
+            boolean stopped = e.retired() || now - e.heartbeat().toEpochMilli() > 10_000L;
+            n.put("sweep", swept ? "done" : sweeping.contains(e.shard()) ? "running here" : stopped ? "due" : "none (running)");
+            out.add(n);
+        }
+        return out;
     }
 
     @Override
