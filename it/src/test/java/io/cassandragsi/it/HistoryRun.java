@@ -51,14 +51,21 @@ final class HistoryRun {
         this.seed = seed;
     }
 
+    /**
+     * A new version's tid: at least now (a client makes its tid a moment before it writes; a write
+     * more than a second after its tid's time is a rewrite, docs/design.md section 5), a quarter of
+     * them 100 ns after the previous one.
+     */
     private UUID freshTid(Random rnd) {
-        long tick = clock.addAndGet(rnd.nextInt(4) == 0 ? 1 : 1 + rnd.nextInt(20_000));
+        long delta = rnd.nextInt(4) == 0 ? 1 : 1 + rnd.nextInt(20_000);
+        long now = Tids.ticks(Instant.now());
+        long tick = clock.updateAndGet(c -> Math.max(c + delta, now));
         usedTicks.add(tick);
         return Tids.fromTicks(tick, rnd.nextLong());
     }
 
     private UUID oldTid(Random rnd) {
-        long tick = clock.get() - 1 - rnd.nextInt(5_000_000);
+        long tick = clock.get() - 1 - rnd.nextInt(30_000_000); // up to 3 s back: some are taken for rewrites
         while (!usedTicks.add(tick)) {
             tick--;
         }

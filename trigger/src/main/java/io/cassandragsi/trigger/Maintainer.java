@@ -77,6 +77,7 @@ final class Maintainer implements NodeFeed {
         this.tables = tables;
         this.queue = new ArrayBlockingQueue<>(settings.capacity());
         this.metrics = new MaintainerMetrics(shard, () -> unfinished.size(), this::lagMillis, () -> state.name().toLowerCase());
+        this.metrics.counters = counters;
         this.progress = new NodeProgress(first.progress, first.queue.settings().ttlSeconds(), shard, startedMillis, settings.write());
     }
 
@@ -216,10 +217,16 @@ final class Maintainer implements NodeFeed {
         }
         IndexTrigger.LOG.info("gsi maintainer: retiring ({}); {} write(s) not finished are left to the repair service", why, unfinished.size());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        Thread self = Thread.currentThread(); // the progress thread retires the maintainer itself after a reload
         for (Thread t : threads) {
-            t.interrupt();
+            if (t != self) {
+                t.interrupt();
+            }
         }
         for (Thread t : threads) {
+            if (t == self) {
+                continue;
+            }
             try {
                 t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
             } catch (InterruptedException e) {

@@ -23,6 +23,8 @@ final class MaintainerMetrics implements MaintainerMetricsMBean {
     private final LongSupplier lagMillis;
     private final Supplier<String> state;
     private ObjectName name;
+    /** The repair core's counters of this maintainer's repairs. */
+    volatile io.cassandragsi.maintain.RepairCounters counters;
 
     MaintainerMetrics(int shard, LongSupplier backlog, LongSupplier lagMillis, Supplier<String> state) {
         this.shard = shard;
@@ -88,6 +90,16 @@ final class MaintainerMetrics implements MaintainerMetricsMBean {
     @Override
     public long getErrors() {
         return errors.sum();
+    }
+
+    @Override
+    public long getPrefetched() {
+        return counters == null ? 0 : counters.prefetched.sum();
+    }
+
+    @Override
+    public long getRewrites() {
+        return counters == null ? 0 : counters.rewrites.sum();
     }
 
     @Override

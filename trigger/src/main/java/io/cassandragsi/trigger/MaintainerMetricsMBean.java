@@ -26,6 +26,12 @@ public interface MaintainerMetricsMBean {
     /** Repairs or writes that failed (each retried or handed off). */
     long getErrors();
 
+    /** Plain writes whose rows were read together with others' (the newest versions of many rows at once). */
+    long getPrefetched();
+
+    /** Plain writes found to be rewrites of a version (handed off for a recompute). */
+    long getRewrites();
+
     /** Writes taken and not finished yet. */
     long getBacklog();
 

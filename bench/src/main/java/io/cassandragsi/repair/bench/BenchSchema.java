@@ -38,21 +38,24 @@ final class BenchSchema {
 
     /** The definition of the variant's base table with secondary indexes on the first {@code indexes} attributes. */
     static TableDef definition(Variant variant, int indexes) {
-        return variant.unversioned() ? unversionedDefinition(variant.keyspace(), indexes) : definition(variant.keyspace(), indexes);
+        String maintenance = variant.nodeMode() ? "  \"maintenance\": \"node\",\n" : "";
+        return variant.unversioned() ? definition(variant.keyspace(), UNVERSIONED_TABLE, "", "", indexes, maintenance)
+                : definition(variant.keyspace(), TABLE, "\"tid\": \"timeuuid\", ", ", { \"type\": \"range\", \"order\": \"desc\", \"attribute\": \"tid\" }",
+                        indexes, maintenance);
     }
 
     /** The definition of the base table in {@code keyspace} with secondary indexes on the first {@code indexes} attributes. */
     static TableDef definition(String keyspace, int indexes) {
         return definition(keyspace, TABLE, "\"tid\": \"timeuuid\", ",
-                ", { \"type\": \"range\", \"order\": \"desc\", \"attribute\": \"tid\" }", indexes);
+                ", { \"type\": \"range\", \"order\": \"desc\", \"attribute\": \"tid\" }", indexes, "");
     }
 
     /** The definition of the unversioned table (primary key {@code key}) in {@code keyspace}, as {@link #definition(String, int)}. */
     static TableDef unversionedDefinition(String keyspace, int indexes) {
-        return definition(keyspace, UNVERSIONED_TABLE, "", "", indexes);
+        return definition(keyspace, UNVERSIONED_TABLE, "", "", indexes, "");
     }
 
-    private static TableDef definition(String keyspace, String table, String tidAttribute, String tidKey, int indexes) {
+    private static TableDef definition(String keyspace, String table, String tidAttribute, String tidKey, int indexes, String maintenance) {
         StringBuilder secondary = new StringBuilder();
         for (int i = 0; i < indexes; i++) {
             String attr = INDEXED.get(i);
@@ -65,6 +68,7 @@ final class BenchSchema {
         String json = "{\n"
                 + "  \"keyspace\": \"" + keyspace + "\",\n"
                 + "  \"table\": \"" + table + "\",\n"
+                + maintenance
                 + "  \"attributes\": { \"key\": \"string\", " + tidAttribute + "\"a\": \"string\", \"b\": \"string\","
                 + " \"c\": \"string\", \"value\": \"string\" },\n"
                 + "  \"index\": [ { \"type\": \"hash\", \"attribute\": \"key\" }" + tidKey + " ],\n"
@@ -89,7 +93,7 @@ final class BenchSchema {
         String replication = replication(rf);
         List<String> out = new ArrayList<>();
         switch (variant) {
-            case GSI_1, GSI_3, GSI_1_U, GSI_1_E2E, GSI_3_E2E -> {
+            case GSI_1, GSI_3, GSI_1_U, GSI_1_E2E, GSI_3_E2E, GSI_1_NODE_E2E, GSI_1_U_NODE_E2E, GSI_1_U_E2E -> {
                 // exactly what `gsi schema apply` makes: for gsi-1-u that includes the rows table
                 TableDef def = definition(variant, indexCount(variant));
                 for (CqlGenerator.Statement s : CqlGenerator.all(def, PROJECT_KEYSPACE, replication)) {
@@ -191,7 +195,7 @@ final class BenchSchema {
         List<Probe> out = new ArrayList<>();
         out.add(new Probe("SELECT " + (variant.unversioned() ? "a" : "tid") + " FROM " + ks + "." + table + " WHERE key = ? LIMIT 1", "key"));
         switch (variant) {
-            case GSI_1, GSI_3, GSI_1_U, GSI_1_E2E, GSI_3_E2E -> {
+            case GSI_1, GSI_3, GSI_1_U, GSI_1_E2E, GSI_3_E2E, GSI_1_NODE_E2E, GSI_1_U_NODE_E2E, GSI_1_U_E2E -> {
                 for (String attr : INDEXED.subList(0, indexCount(variant))) {
                     out.add(new Probe("SELECT \"_tid\" FROM " + ks + "." + Index.tableName(table, "by_" + attr)
                             + " WHERE " + attr + " = ? LIMIT 1", attr));

@@ -435,6 +435,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
         // markers of the other variants' phases are not its work), stopped once it has drained this phase's
         ServiceProcess service = v.e2e() ? startService() : null;
         long serviceCpu0 = service == null ? 0 : service.cpuNanos();
+        long[] node0 = v.nodeMode() ? probe.maintainers() : new long[5];
         List<Optional<long[]>> machine = new ArrayList<>(2);
         Instant[] times = new Instant[2];
         WriteLoad.Counts counts = load.run(writer, sequence, Duration.ofSeconds(seconds), DRAIN, new WriteLoad.Window() {
@@ -469,11 +470,19 @@ public final class BenchWriteCommand implements Callable<Integer> {
         if (service != null) {
             try (service) {
                 drain = service.awaitDrained(Duration.ofMinutes(5));
+                if (v.nodeMode()) {
+                    drain += probe.awaitMaintainers(Duration.ofMinutes(5)); // the node's backlog too (most of the work)
+                    drain += service.awaitDrained(Duration.ofMinutes(5)); // and what it handed off meanwhile
+                }
                 serviceCpu = service.cpuNanos() - serviceCpu0;
                 cpu[1] = probe.nodeCpuNanos(); // the node's work for the service is part of the write's cost
                 mismatches[1] = probe.digestMismatches();
                 times[1] = Instant.now();
             }
+        }
+        long[] node1 = v.nodeMode() ? probe.maintainers() : new long[5];
+        if (v.nodeMode()) {
+            System.out.printf(java.util.Locale.ROOT, "  (node maintainers: retried %,d, read with others %,d)%n", node1[3] - node0[3], node1[4] - node0[4]);
         }
         long flushStart = System.nanoTime();
         long flushCpu0 = probe.nodeCpuNanos();
@@ -488,7 +497,8 @@ public final class BenchWriteCommand implements Callable<Integer> {
         }
         return new PhaseResult(v, round, times[0], times[1], counts.nanos() / 1e9 + drain, counts.writes(), counts.errors(),
                 cpu[1] - cpu[0], flushCpu, flushSeconds, settled, cpu[3] - cpu[2],
-                NodeProbe.busyCores(machine.get(0), machine.get(1), cores), counts.firstError(), serviceCpu, drain, mismatches[1] - mismatches[0]);
+                NodeProbe.busyCores(machine.get(0), machine.get(1), cores), counts.firstError(), serviceCpu, drain, mismatches[1] - mismatches[0],
+                node1[2] - node0[2], node1[1] - node0[1]);
     }
 
     /** Starts the repair service for an end-to-end phase, its shards' checkpoints moved to now first. */

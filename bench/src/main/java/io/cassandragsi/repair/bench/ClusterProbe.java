@@ -45,6 +45,28 @@ final class ClusterProbe implements AutoCloseable {
         return nodes.stream().mapToLong(NodeProbe::digestMismatches).sum();
     }
 
+    /** The nodes' in-node maintainers, summed ({@link NodeProbe#maintainers}): backlog, handed off, taken, retried, prefetched. */
+    long[] maintainers() {
+        long[] out = new long[5];
+        for (NodeProbe n : nodes) {
+            long[] m = n.maintainers();
+            for (int i = 0; i < out.length; i++) {
+                out[i] += m[i];
+            }
+        }
+        return out;
+    }
+
+    /** Waits until no in-node maintainer has a backlog, polling every 100 ms, at most {@code max}; the seconds waited. */
+    double awaitMaintainers(Duration max) throws InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + max.toNanos();
+        while (maintainers()[0] > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        return (System.nanoTime() - start) / 1e9;
+    }
+
     /** Flushes {@code target} (a keyspace or {@code keyspace.table}) on every node. */
     void flush(String target) {
         nodes.forEach(n -> n.flush(target));

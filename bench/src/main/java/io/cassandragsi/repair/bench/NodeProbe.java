@@ -221,6 +221,27 @@ final class NodeProbe implements AutoCloseable {
         }
     }
 
+    /**
+     * The node's in-node maintainers ({@code io.cassandragsi:type=Maintainer,*} in its JMX):
+     * writes taken and not finished, writes taken and handed to the repair service, writes taken,
+     * repairs tried again, plain writes read together with others', each summed over the maintainers (a reloaded trigger jar starts a new one).
+     */
+    long[] maintainers() {
+        long[] out = new long[5];
+        try {
+            for (ObjectName name : mbeans.queryNames(new ObjectName("io.cassandragsi:type=Maintainer,*"), null)) {
+                out[0] += ((Number) mbeans.getAttribute(name, "Backlog")).longValue();
+                out[1] += ((Number) mbeans.getAttribute(name, "HandedOff")).longValue();
+                out[2] += ((Number) mbeans.getAttribute(name, "Queued")).longValue();
+                out[3] += ((Number) mbeans.getAttribute(name, "Retried")).longValue();
+                out[4] += ((Number) mbeans.getAttribute(name, "Prefetched")).longValue();
+            }
+            return out;
+        } catch (Exception e) {
+            throw new CommandFailedException("reading the in-node maintainers over JMX failed: " + e, e);
+        }
+    }
+
     /** Running plus pending compactions. */
     int compactionBacklog() {
         try {

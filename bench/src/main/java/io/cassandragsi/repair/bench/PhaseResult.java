@@ -15,6 +15,8 @@ import java.time.Instant;
  * @param digestMismatches reads the nodes' coordinators had to reconcile during the phase, summed
  *     over the nodes (Cassandra's ReadRepair.ReconcileRead meter): replicas that disagreed, which
  *     costs full data reads and blocking read repair; always 0 on one node
+ * @param nodeTaken writes the in-node maintainers took during the phase (node-mode variants)
+ * @param nodeHandedOff of those, the ones they handed to the repair service
  */
 record PhaseResult(
         Variant variant,
@@ -33,12 +35,26 @@ record PhaseResult(
         String firstError,
         long serviceCpuNanos,
         double drainSeconds,
-        long digestMismatches) {
+        long digestMismatches,
+        long nodeTaken,
+        long nodeHandedOff) {
+
+    PhaseResult(Variant variant, int round, Instant started, Instant ended, double seconds, long writes, long errors, long nodeCpuNanos,
+            long flushNodeCpuNanos, double flushSeconds, boolean settled, long clientCpuNanos, double machineBusyCores, String firstError,
+            long serviceCpuNanos, double drainSeconds, long digestMismatches) {
+        this(variant, round, started, ended, seconds, writes, errors, nodeCpuNanos, flushNodeCpuNanos, flushSeconds, settled, clientCpuNanos,
+                machineBusyCores, firstError, serviceCpuNanos, drainSeconds, digestMismatches, 0, 0);
+    }
+
+    /** The share of the writes the in-node maintainers took that they handed to the repair service (NaN when they took none). */
+    double handedOffShare() {
+        return nodeTaken == 0 ? Double.NaN : (double) nodeHandedOff / nodeTaken;
+    }
 
     PhaseResult(Variant variant, int round, Instant started, Instant ended, double seconds, long writes, long errors, long nodeCpuNanos,
             long flushNodeCpuNanos, double flushSeconds, boolean settled, long clientCpuNanos, double machineBusyCores, String firstError) {
         this(variant, round, started, ended, seconds, writes, errors, nodeCpuNanos, flushNodeCpuNanos, flushSeconds, settled, clientCpuNanos,
-                machineBusyCores, firstError, 0, 0, 0);
+                machineBusyCores, firstError, 0, 0, 0, 0, 0);
     }
 
     /** The repair service's CPU per acknowledged write (end-to-end variants; 0 for the others), in µs. */

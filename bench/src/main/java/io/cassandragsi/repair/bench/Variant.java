@@ -24,6 +24,13 @@ enum Variant {
      */
     GSI_1_E2E("gsi-1-e2e", true, "gsi-1 with the repair service in its own JVM; the phase ends when its backlog is drained"),
     GSI_3_E2E("gsi-3-e2e", true, "gsi-3 with the repair service in its own JVM; the phase ends when its backlog is drained"),
+    /**
+     * gsi-1-e2e with the table in node mode (docs/design.md section 7): the coordinator's in-node
+     * maintainer does the plain diffs, the repair service the rest; the phase lasts until both have
+     * drained.
+     */
+    GSI_1_NODE_E2E("gsi-1-node-e2e", true, "gsi-1 in node mode: the in-node maintainer does the plain diffs, the repair service"
+            + " the rest; the phase ends when both have drained"),
     MV("mv", true, "1 materialized view keyed by a (selects value)"),
     MV_3("mv-3", true, "3 materialized views keyed by a, b and c"),
     SAI("sai", true, "1 SAI index on a (CREATE INDEX ... USING 'sai')"),
@@ -32,6 +39,9 @@ enum Variant {
     GSI_1_U("gsi-1-u", true, "unversioned table, our trigger, 1 secondary index (hash a, projects value): entry cells mirroring"
             + " the base's, a rows-table row, work-queue marker per write"),
     MV_U("mv-u", true, "unversioned table, 1 materialized view keyed by a (selects value)"),
+    GSI_1_U_NODE_E2E("gsi-1-u-node-e2e", true, "gsi-1-u in node mode: the in-node maintainer reconciles plain writes, the repair"
+            + " service the rest; the phase ends when both have drained"),
+    GSI_1_U_E2E("gsi-1-u-e2e", false, "gsi-1-u with the repair service in its own JVM; the phase ends when its backlog is drained"),
     /**
      * A profiling aid, not in the default set: the trigger is installed but the keyspace has no
      * index tables, so it compiles to "nothing to do" and returns nothing; the write stays off the
@@ -88,7 +98,12 @@ enum Variant {
 
     /** True for the variants on the unversioned table ({@code -u}). */
     boolean unversioned() {
-        return label.endsWith("-u");
+        return label.endsWith("-u") || label.contains("-u-");
+    }
+
+    /** True for the variants whose table is in node mode: the in-node maintainer does the plain diffs. */
+    boolean nodeMode() {
+        return this == GSI_1_NODE_E2E || this == GSI_1_U_NODE_E2E;
     }
 
     /** True for the variants with our trigger and index tables (so with a work-queue marker per write). */
@@ -98,7 +113,7 @@ enum Variant {
 
     /** True for the variants measured with the repair service running and drained ({@code -e2e}). */
     boolean e2e() {
-        return this == GSI_1_E2E || this == GSI_3_E2E;
+        return this == GSI_1_E2E || this == GSI_3_E2E || this == GSI_1_U_E2E || nodeMode();
     }
 
     /** What the ratio column compares with: the unindexed variant on the same table. */

@@ -39,6 +39,9 @@ final class WriteReport {
             new Target(new Comparison(Variant.GSI_3, Variant.MV_3), 1.5),
             // issue 14: the whole cost of an indexed write, the repair service's work included
             new Target(new Comparison(Variant.GSI_1_E2E, Variant.MV), 0.4),
+            // issue 23: the whole cost with the plain diffs in the node
+            new Target(new Comparison(Variant.GSI_1_NODE_E2E, Variant.MV), 0.4),
+            new Target(new Comparison(Variant.GSI_1_U_NODE_E2E, Variant.MV_U), 0.4),
             // issue 14: the trigger's own work near free next to a client batch of the same mutations
             new Target(new Comparison(Variant.GSI_1, Variant.BATCH_AS_TRIGGER), 0.95));
 
@@ -49,6 +52,9 @@ final class WriteReport {
     static final List<Comparison> COMPARISONS = List.of(
             new Comparison(Variant.GSI_3_E2E, Variant.MV_3),
             new Comparison(Variant.GSI_1_E2E, Variant.GSI_1),
+            new Comparison(Variant.GSI_1_NODE_E2E, Variant.GSI_1),
+            new Comparison(Variant.GSI_1_NODE_E2E, Variant.GSI_1_E2E),
+            new Comparison(Variant.GSI_1_U_NODE_E2E, Variant.GSI_1_U),
             new Comparison(Variant.GSI_1_U, Variant.UNINDEXED_U),
             new Comparison(Variant.GSI_1_U, Variant.MV_U),
             new Comparison(Variant.GSI_1_U, Variant.GSI_1),
@@ -250,6 +256,9 @@ final class WriteReport {
         if (p.variant().e2e()) {
             sb.append(String.format(Locale.ROOT, "  service %s us/w, drained in %.1f s", fixed(p.serviceCpuUsPerWrite(), 1), p.drainSeconds()));
         }
+        if (p.variant().nodeMode()) {
+            sb.append(String.format(Locale.ROOT, "  node took %,d, handed off %s", p.nodeTaken(), percent(p.handedOffShare())));
+        }
         if (p.digestMismatches() > 0) {
             sb.append(String.format(Locale.ROOT, "  digest mismatches %,d", p.digestMismatches()));
         }
@@ -342,6 +351,10 @@ final class WriteReport {
                 put(n, "service_cpu_us_per_write", p.serviceCpuUsPerWrite(), 1);
                 put(n, "drain_seconds", p.drainSeconds(), 2);
             }
+            if (p.variant().nodeMode()) {
+                n.put("node_taken", p.nodeTaken());
+                n.put("node_handed_off", p.nodeHandedOff());
+            }
             put(n, "machine_busy_cores", p.machineBusyCores(), 2);
             put(n, "other_busy_cores", p.otherBusyCores(), 2);
             n.put("digest_mismatches", p.digestMismatches());
@@ -378,5 +391,10 @@ final class WriteReport {
 
     List<Variant> variants() {
         return variants;
+    }
+
+    /** A share as a percentage with two decimals, or "-" for NaN. */
+    static String percent(double share) {
+        return Double.isNaN(share) ? "-" : String.format(Locale.ROOT, "%.2f %%", share * 100);
     }
 }

@@ -30,7 +30,10 @@ import org.slf4j.LoggerFactory;
  * the id before the batch is applied, and concurrent batches finish in any order). Markers that
  * become visible later still are caught by two sweeps that process only what was not seen: every
  * {@link #SHORT_SWEEP_EVERY} over the last {@link #SHORT_SWEEP_SPAN}, and every
- * {@link #SWEEP_EVERY} over the last {@link #GRACE} (batchlog replay, clock skew). The durable
+ * {@link #SWEEP_EVERY} over the last {@link #GRACE} (batchlog replay, clock skew). Markers later
+ * still are found by a third, slower sweep ({@link #LATE_SWEEP_EVERY} over the last {@link
+ * #LATE_SPAN}): it counts each bucket's markers and reads a bucket whole again when it has more than
+ * when it was last swept (reprocessing a bucket is idempotent; late markers are rare). The durable
  * checkpoint trails the oldest unfinished marker by the grace period, so a restarted worker (after
  * kill -9 too) reprocesses a little and loses nothing: every write is idempotent.
  */
@@ -43,8 +46,15 @@ final class ShardWorker {
     static final Duration SHORT_SWEEP_SPAN = Duration.ofSeconds(3);
     static final Duration SWEEP_EVERY = Duration.ofSeconds(10);
     static final Duration CHECKPOINT_EVERY = Duration.ofSeconds(2);
-    /** A CAS write not visible to a SERIAL read this long after its marker never applied. */
-    static final Duration CAS_SETTLE = Duration.ofSeconds(15);
+    /**
+     * A CAS write not visible to a SERIAL read this long after its marker never applied (a Paxos
+     * proposal accepted by too few replicas can be completed by a later round on its partition,
+     * usually within seconds): counted as {@code cas_not_applied}.
+     */
+    static final Duration CAS_SETTLE = Duration.ofMinutes(2);
+    /** The slow sweep for markers visible later than {@link #GRACE}: how often, and how far back. */
+    static final Duration LATE_SWEEP_EVERY = Duration.ofMinutes(5);
+    static final Duration LATE_SPAN = Duration.ofMinutes(15);
     /**
      * A versioned row's version not visible this long after its marker went away (deleted before the
      * service read it, or written under a delete with a higher timestamp): its group is recomputed
@@ -74,6 +84,9 @@ final class ShardWorker {
     private final Set<UUID> pendingIds = new HashSet<>();
     private long lastSweep;
     private long lastShortSweep;
+    private long lastLateSweep;
+    /** Per bucket older than the grace sweep's window: how many markers it had when last swept. */
+    private final java.util.TreeMap<Long, Integer> bucketCounts = new java.util.TreeMap<>();
     private long resumedAt;
     private long lastCheckpoint;
     private Instant lastCheckpointValue;
@@ -145,6 +158,10 @@ final class ShardWorker {
             processNew(sweep(nowMillis - SHORT_SWEEP_SPAN.toMillis()), nowMillis);
             lastShortSweep = nowMillis;
         }
+        if (nowMillis - lastLateSweep >= LATE_SWEEP_EVERY.toMillis()) {
+            processNew(lateSweep(nowMillis), nowMillis);
+            lastLateSweep = nowMillis;
+        }
         retryDue(nowMillis);
         oldestUnfinished = pending.stream().mapToLong(p -> markerMillis(p.group.oldestMarker())).min().orElse(0);
         pruneSeen(nowMillis);
@@ -175,8 +192,10 @@ final class ShardWorker {
         for (long b = settings.bucketOf(from); b <= bucket; b++) {
             UUID after = b == settings.bucketOf(from) ? fromId : BEFORE_ALL;
             List<UUID> unseen = new ArrayList<>();
+            int count = 0;
             while (true) {
                 List<UUID> got = queue.readIds(shard, b, after, cl);
+                count += got.size();
                 for (UUID id : got) {
                     boolean beyondPosition = b == bucket && Tids.compare(id, afterId) > 0;
                     if (!beyondPosition && !seen.containsKey(id) && !isPending(id)) {
@@ -188,6 +207,9 @@ final class ShardWorker {
                 }
                 after = got.get(got.size() - 1);
             }
+            if (b > settings.bucketOf(from) && b < bucket) {
+                bucketCounts.put(b, count); // read whole: what the late sweep compares with later
+            }
             // the markers themselves only for the ids not seen yet (few: most were read by the fast path)
             for (int i = 0; i < unseen.size(); i += 100) {
                 late.addAll(queue.readByIds(shard, b, unseen.subList(i, Math.min(unseen.size(), i + 100)), cl));
@@ -197,6 +219,48 @@ final class ShardWorker {
             metrics.lateMarkers.add(late.size());
             LOG.debug("shard {}: {} late marker(s) found by the sweep", shard, late.size());
         }
+        return late;
+    }
+
+    /**
+     * The markers of the buckets between {@link #LATE_SPAN} and the grace sweep's window ago that
+     * have more markers than when they were last swept: read whole, to be processed again (the
+     * seen set no longer reaches that far back). A bucket no sweep counted before (the worker
+     * resumed after it) is only counted.
+     */
+    private List<Marker> lateSweep(long nowMillis) {
+        long first = settings.bucketOf(Math.max(resumedAt, nowMillis - LATE_SPAN.toMillis()));
+        long last = settings.bucketOf(nowMillis - GRACE.toMillis() - SWEEP_EVERY.toMillis()) - 1;
+        bucketCounts.headMap(first).clear();
+        List<Marker> late = new ArrayList<>();
+        for (long b = first; b <= last; b++) {
+            int count = 0;
+            UUID after = BEFORE_ALL;
+            while (true) {
+                List<UUID> got = queue.readIds(shard, b, after, cl);
+                count += got.size();
+                if (got.size() < QueueReads.READ_LIMIT) {
+                    break;
+                }
+                after = got.get(got.size() - 1);
+            }
+            Integer before = bucketCounts.put(b, count);
+            if (before != null && count > before) {
+                metrics.lateMarkers.add(count - before);
+                LOG.info("shard {}: {} marker(s) became visible in bucket {} more than {} s after their id; reprocessing the bucket",
+                        shard, count - before, b, GRACE.plus(SWEEP_EVERY).toSeconds());
+                UUID from = BEFORE_ALL;
+                while (true) {
+                    List<Marker> got = queue.read(shard, b, from, null, cl);
+                    late.addAll(got);
+                    if (got.size() < QueueReads.READ_LIMIT) {
+                        break;
+                    }
+                    from = got.get(got.size() - 1).id();
+                }
+            }
+        }
+        late.forEach(m -> seen.remove(m.id()));
         return late;
     }
 

@@ -87,6 +87,20 @@ class ShardWorkerTest {
     }
 
     @Test
+    void should_find_a_marker_in_the_late_sweep_when_it_became_visible_minutes_after_its_id() {
+        ShardWorker w = worker(repairs);
+        Marker early = add(Duration.ofSeconds(15));
+        run(w, Duration.ofMinutes(3), Duration.ofMillis(500));
+        assertThat(repairs.attempts).containsExactly(early.id());
+        Marker late = add(Duration.ofSeconds(16)); // a batchlog replay, 3 minutes on: far behind every regular sweep
+        run(w, Duration.ofMinutes(9), Duration.ofMillis(500));
+        assertThat(repairs.attempts).as("its bucket read again, the early marker with it (idempotent)").contains(late.id());
+        assertThat(metrics.lateMarkers.sum()).isEqualTo(1);
+        run(w, Duration.ofMinutes(20), Duration.ofMillis(1000));
+        assertThat(repairs.attempts.stream().filter(late.id()::equals)).as("once").hasSize(1);
+    }
+
+    @Test
     void should_retry_a_failed_group_after_its_backoff_and_not_before() {
         ShardWorker w = worker(repairs);
         Marker m = add(Duration.ofSeconds(1));
