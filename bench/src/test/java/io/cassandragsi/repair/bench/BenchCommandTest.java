@@ -61,7 +61,7 @@ class BenchCommandTest {
         assertThat(quick.rounds()).isEqualTo(2);
         assertThat(quick.warmupSeconds()).isEqualTo(10);
         assertThat(quick.variants()).isEqualTo(Variant.defaults());
-        assertThat(quick.estimate().toMinutes()).isBetween(9L, 12L);
+        assertThat(quick.estimate().toMinutes()).isBetween(12L, 16L);
 
         BenchWriteCommand.Settings mixed = settings("--quick", "--rounds", "4", "--variants", "mv,unindexed");
         assertThat(mixed.rounds()).isEqualTo(4);
