@@ -48,7 +48,7 @@ import picocli.CommandLine.Spec;
                     + " unindexed-u, gsi-1-u, mv-u, gsi-1-u-node-e2e on an unversioned one (writes overwrite existing rows);"
                     + " same data, same run, interleaved rounds. Prints writes/s, the ratio to unindexed (to unindexed-u for"
                     + " the -u variants; paired by round) and node CPU per write, and writes target/bench/write.json.",
-            "Takes about 45 minutes (per variant: warm-up 20 s + 3 rounds of 45 s, and the -e2e variants' drains); --quick about 14 minutes"
+            "Takes about an hour (per variant: warm-up 20 s + 3 rounds of 45 s, and the -e2e variants' drains); --quick about 14 minutes"
                     + " (warm-up 10 s + 2 rounds of 10 s: fine for a smoke test, noisy as a measurement). Other load on"
                     + " the machine shows in the results: the progress lines report it as 'other load'."})
 public final class BenchWriteCommand implements Callable<Integer> {
@@ -82,9 +82,9 @@ public final class BenchWriteCommand implements Callable<Integer> {
     Integer warmupSeconds;
 
     @Option(names = "--variants", paramLabel = "LIST",
-            description = "Comma-separated variants in the order of a round (default: unindexed,gsi-1,gsi-3,mv,mv-3,sai,logged-batch,"
-                    + "unindexed-u,gsi-1-u,mv-u;"
-                    + " also the profiling aids trigger-only, the trigger installed on a table without index tables, and"
+            description = "Comma-separated variants in the order of a round (default: unindexed,gsi-1,gsi-3,gsi-1-e2e,gsi-3-e2e,"
+                    + "gsi-1-node-e2e,mv,mv-3,sai,logged-batch,unindexed-u,gsi-1-u,mv-u,gsi-1-u-node-e2e;"
+                    + " also gsi-1-u-e2e, the unversioned table in service mode, end to end; the profiling aids trigger-only, the trigger installed on a table without index tables, and"
                     + " batch-as-trigger, a client logged batch of exactly the mutations gsi-1's trigger adds; on the unversioned"
                     + " table rows-table-u, the base row and gsi-1-u's rows-table row in one mutation, and batch-as-trigger-u, a"
                     + " client logged batch of what gsi-1-u's trigger adds).")
