@@ -37,7 +37,10 @@ final class HistoryRun {
     final long seed;
     final TableDef def;
     final TablePlan plan;
-    final IndexOracle oracle;
+    IndexOracle oracle;
+    /** Writes that failed (only in a tolerant run, {@link #tolerateFailures}): they may or may not have landed. */
+    final AtomicLong failed = new AtomicLong();
+    private volatile boolean tolerant;
     private final CqlSession session;
     private final Map<UUID, Object[]> written = new ConcurrentHashMap<>();
     private final Set<Long> usedTicks = ConcurrentHashMap.newKeySet();
@@ -72,6 +75,39 @@ final class HistoryRun {
         return Tids.fromTicks(tick, rnd.nextLong());
     }
 
+    /**
+     * From now on a write that fails (a node killed under load) is counted and the run goes on; the
+     * oracle must then come from the base table itself ({@link #oracleFromBase}).
+     */
+    HistoryRun tolerateFailures() {
+        this.tolerant = true;
+        return this;
+    }
+
+    /**
+     * The oracle of what the base table holds, read at {@code cl} (ALL after a fault: the
+     * acknowledged writes, and whichever unacknowledged ones landed).
+     */
+    void oracleFromBase(com.datastax.oss.driver.api.core.ConsistencyLevel cl) {
+        IndexOracle fromBase = new IndexOracle(def);
+        for (Row r : session.execute(com.datastax.oss.driver.api.core.cql.SimpleStatement.newInstance(
+                "SELECT key, tid, length, value FROM " + def.keyspace() + ".revisions").setConsistencyLevel(cl).setPageSize(5000))) {
+            fromBase.write(r.getBytesUnsafe(0), r.getBytesUnsafe(1), r.getBytesUnsafe(2), r.getBytesUnsafe(3));
+        }
+        this.oracle = fromBase;
+    }
+
+    private void execute(com.datastax.oss.driver.api.core.cql.Statement<?> statement) {
+        try {
+            session.execute(statement);
+        } catch (RuntimeException e) {
+            if (!tolerant) {
+                throw e;
+            }
+            failed.incrementAndGet();
+        }
+    }
+
     /** Writes {@code writes} versions over {@code keys} keys with {@code writers} threads. */
     void write(int keys, int writes, int writers) throws Exception {
         String t = def.keyspace() + ".revisions";
@@ -93,7 +129,7 @@ final class HistoryRun {
                         UUID tid = mine.get(rnd.nextInt(mine.size()));
                         Object[] v = written.get(tid);
                         if (v != null && v[2] != null) {
-                            session.execute(insert.bind(v[0], tid, v[2] == NULL ? null : v[2], v[3]));
+                            execute(insert.bind(v[0], tid, v[2] == NULL ? null : v[2], v[3]));
                         }
                         continue;
                     }
@@ -101,13 +137,13 @@ final class HistoryRun {
                     BigInteger length = rnd.nextInt(8) == 0 ? null : BigInteger.valueOf(rnd.nextInt(4));
                     String value = "v" + rnd.nextInt(1000);
                     if (kind == 2) { // partial update of a new version: no length
-                        session.execute(partial.bind(value, key, tid));
+                        execute(partial.bind(value, key, tid));
                         written.put(tid, new Object[] {key, tid, null, value});
                     } else if (kind == 3) {
-                        session.execute(cas.bind(key, tid, length, value));
+                        execute(cas.bind(key, tid, length, value));
                         written.put(tid, new Object[] {key, tid, length == null ? NULL : length, value});
                     } else {
-                        session.execute(insert.bind(key, tid, length, value));
+                        execute(insert.bind(key, tid, length, value));
                         written.put(tid, new Object[] {key, tid, length == null ? NULL : length, value});
                     }
                     mine.add(tid);
