@@ -36,9 +36,9 @@ final class DriverWrites implements JobWrites {
             }
 
             @Override
-            public void check() {
+            public void check() throws InterruptedException {
                 if (!round.failures().isEmpty()) {
-                    throw InFlight.failed(round.failures().values().iterator().next());
+                    InFlight.await(round); // throws
                 }
             }
 

@@ -21,8 +21,8 @@ interface JobWrites {
         /** Sends the writes; blocks while the limit of writes in flight is reached. */
         void send(List<TablePlan.IndexWrite> index, List<RowsWrite> rows) throws InterruptedException;
 
-        /** Throws {@link JobFailedException} when a write sent so far failed for good. */
-        void check();
+        /** When a write sent so far failed for good: waits for the others, then throws {@link JobFailedException}. */
+        void check() throws InterruptedException;
 
         /** Waits until no write of the round is outstanding; throws {@link JobFailedException} on the first that failed. */
         void await() throws InterruptedException;
