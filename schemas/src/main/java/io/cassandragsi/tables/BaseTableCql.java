@@ -109,7 +109,7 @@ public final class BaseTableCql {
     }
 
     /** ORDER BY that walks the tid ascending (or descending) within a row, whatever its declared order. */
-    private String orderBy(boolean ascendingTid) {
+    public String orderBy(boolean ascendingTid) {
         boolean reverse = (def.tid().order() == Order.ASC) != ascendingTid;
         return " ORDER BY " + def.clustering().stream()
                 .map(c -> c.cqlName() + " " + (reverse ? flip(c.order()) : c.order()).cql())
@@ -145,6 +145,11 @@ public final class BaseTableCql {
     /** Every version of a row; binds the row key. */
     public String versionsOfRow() {
         return selectAll + whereRow;
+    }
+
+    /** Every version of every row whose partition token lies in (start, end], in the table's order; binds start, end. */
+    public String versionsScan() {
+        return selectAll + tokenRange(def);
     }
 
     /** Every version of every row of a partition; binds the partition key. */
@@ -200,6 +205,26 @@ public final class BaseTableCql {
             key.add(v.values()[a]);
         }
         return key;
+    }
+
+    /** Splits versions (in table order) into rows by their clustering prefix; each row ascending. */
+    public List<List<Version>> groupRows(List<Version> all) {
+        List<List<Version>> rows = new ArrayList<>();
+        List<Version> current = null;
+        List<ByteBuffer> currentKey = null;
+        for (Version v : all) {
+            List<ByteBuffer> key = rowKey(v);
+            if (!key.equals(currentKey)) {
+                current = new ArrayList<>();
+                rows.add(current);
+                currentKey = key;
+            }
+            current.add(v);
+        }
+        for (List<Version> row : rows) {
+            row.sort(Version.ASCENDING);
+        }
+        return rows;
     }
 
     // ---- unversioned tables: the row now, each indexed cell with its write time and remaining TTL

@@ -3,6 +3,7 @@ package io.cassandragsi.repair.jobs;
 import io.cassandragsi.repair.store.IndexWriter;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
@@ -38,8 +39,21 @@ final class InFlight {
     static void await(IndexWriter.Round<?> round) throws InterruptedException {
         Map<?, Throwable> failed = round.await();
         if (!failed.isEmpty()) {
-            Throwable t = failed.values().iterator().next();
-            throw new JobFailedException("index request failed after " + ATTEMPTS + " attempts: " + t, t);
+            throw failed(failed.values().iterator().next());
+        }
+    }
+
+    /** The failure of a job whose write failed for good with {@code t}. */
+    static JobFailedException failed(Throwable t) {
+        return new JobFailedException("index request failed after " + ATTEMPTS + " attempts: " + t, t);
+    }
+
+    /** The value of a read submitted here; a read that failed for good fails the job. */
+    static <T> T join(CompletableFuture<T> f) {
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            throw new JobFailedException("read failed after " + ATTEMPTS + " attempts: " + e.getCause(), e.getCause());
         }
     }
 }

@@ -3,6 +3,7 @@ package io.cassandragsi.repair.jobs;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.Tids;
 import io.cassandragsi.repair.config.ConsistencyConfig;
 import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.store.Catalog;
@@ -125,7 +126,9 @@ public final class Jobs {
         l.state(job.id(), JobState.RUNNING, null);
         Progress progress = new Progress();
         JobHandle<RebuildResult> handle = new JobHandle<>(job.id(), REBUILD, progress);
-        Rebuild rebuild = new Rebuild(session, t.table(), t.indexes(), l, options, writer.capped(options.maxInFlight()), read, write);
+        Catalog.Indexed indexed = t.table();
+        Rebuild<?> rebuild = Rebuild.of(indexed.rule, indexed.scans(read, options.pageSize()), writes(indexed, options.maxInFlight()), t.indexes(),
+                l, options);
         start(handle, () -> rebuild.run(job, progress, listener == null ? ProgressListener.NONE : listener, handle::cancelRequested));
         return handle;
     }
@@ -170,12 +173,9 @@ public final class Jobs {
         JobHandle<CheckResult> handle = new JobHandle<>(id, CHECK, progress);
         int splits = options.effectiveSplits(nodes());
         ProgressListener l = listener == null ? ProgressListener.NONE : listener;
-        if (t.table().rows != null) {
-            UnversionedCheck check = new UnversionedCheck(session, t.table(), t.indexes(), options, writer.capped(options.maxInFlight()), read, write);
-            start(handle, () -> check.run(id, splits, progress, l, handle::cancelRequested));
-            return handle;
-        }
-        Check check = new Check(session, t.table(), t.indexes(), options, writer.capped(options.maxInFlight()), read, write);
+        Catalog.Indexed indexed = t.table();
+        Check<?> check = Check.of(indexed.rule, indexed.scans(read, options.pageSize()), writes(indexed, options.maxInFlight()), t.indexes(),
+                options, () -> Tids.ticks(Instant.now()));
         start(handle, () -> check.run(id, splits, progress, l, handle::cancelRequested));
         return handle;
     }
@@ -186,6 +186,11 @@ public final class Jobs {
 
     public CheckResult check(String keyspace, String table, String index, CheckOptions options, ProgressListener listener) {
         return startCheck(keyspace, table, index, options, listener).await();
+    }
+
+    /** A job's writes: statements of the table's classes through a share of the process's writer. */
+    private JobWrites writes(Catalog.Indexed table, int maxInFlight) {
+        return new DriverWrites(table, writer.capped(maxInFlight), write);
     }
 
     private static <R> void start(JobHandle<R> handle, Supplier<R> body) {

@@ -1,70 +1,80 @@
 package io.cassandragsi.repair.jobs;
 
-import io.cassandragsi.maintain.CurrentRow;
-import io.cassandragsi.maintain.RowRecord;
-import com.datastax.oss.driver.api.core.ConsistencyLevel;
-import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.cql.Statement;
+import io.cassandragsi.check.EntryRule;
+import io.cassandragsi.check.EntryScans;
+import io.cassandragsi.check.Observed;
+import io.cassandragsi.check.Rewrite;
+import io.cassandragsi.check.RowHistory;
+import io.cassandragsi.check.RowScans;
+import io.cassandragsi.check.ScanStores;
 import io.cassandragsi.index.IndexPlan;
-import io.cassandragsi.index.TablePlan;
-import io.cassandragsi.repair.store.Catalog;
-import io.cassandragsi.repair.store.IndexWriter;
-import io.cassandragsi.maintain.Reconcile;
+import io.cassandragsi.maintain.RowRecord;
 import java.nio.ByteBuffer;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
-import java.util.Map;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Backfills index tables from every stored version (docs/design.md section 9.1): the base table is
- * streamed by token range, {@code parallelism} ranges at a time; the versions of each row go
- * through the pure {@link TablePlan#diff} with every entry upserted, and the writes for the chosen
- * indexes go out at each version's TS with a bounded number in flight. A range is recorded in the
- * job ledger once all its writes are acknowledged, so a restarted job skips it.
+ * Backfills index tables from the base table (docs/design.md section 9.1), on either kind of table:
+ * the base is streamed by token range, {@code parallelism} ranges at a time; each row's rewrite is
+ * its table's {@link EntryRule#rebuild} (the entries its base row explains, at the timestamps of
+ * the TS rule, and their keys recorded in the rows table first), sent with a bounded number in
+ * flight. A range is recorded in the job ledger once all its writes are acknowledged, so a
+ * restarted job skips it.
  *
- * <p>Safe while writes continue: the trigger, the repair service and the rebuild all write TS(t)
- * for version t, so whatever the order, last-write-wins leaves what the full history says. A row
- * that changes while its range is streamed is left to the trigger and the queue, which see the new
- * version anyway. The rebuild only adds and corrects entries; rows that no version explains
- * (orphans) are {@code check --fix}'s business.
+ * <p>Safe while writes continue: the trigger, the repair service and the rebuild all write at the
+ * timestamps of the TS rule, so whatever the order, last-write-wins leaves what the base says. The
+ * rebuild only adds and corrects entries; entries no row explains (orphans) are {@code check
+ * --fix}'s.
  */
-final class Rebuild {
+final class Rebuild<H extends RowHistory> {
     private static final Logger LOG = LoggerFactory.getLogger(Rebuild.class);
+    /** Rows whose records (and entries) are read together. */
+    static final int BATCH = 256;
 
-    private final CqlSession session;
-    private final Catalog.Indexed table;
+    private final EntryRule<H> rule;
+    private final RowScans<H> rows;
+    private final EntryScans entries;
+    private final ScanStores stores;
+    private final JobWrites writes;
     private final List<IndexPlan> targets;
-    private final Set<IndexPlan> targetSet = Collections.newSetFromMap(new IdentityHashMap<>());
     private final JobLedger ledger;
     private final RebuildOptions options;
-    private final ConsistencyLevel read;
-    private final ConsistencyLevel write;
-    private final IndexWriter writer;
+    private InFlight inFlight;
 
-    Rebuild(CqlSession session, Catalog.Indexed table, List<IndexPlan> targets, JobLedger ledger, RebuildOptions options,
-            IndexWriter writer, ConsistencyLevel read, ConsistencyLevel write) {
-        this.session = session;
-        this.writer = writer;
-        this.table = table;
+    private Rebuild(EntryRule<H> rule, ScanStores stores, JobWrites writes, List<IndexPlan> targets, JobLedger ledger, RebuildOptions options) {
+        this.rule = rule;
+        this.rows = rule.rows(stores);
+        this.entries = stores.entries();
+        this.stores = stores;
+        this.writes = writes;
         this.targets = List.copyOf(targets);
-        this.targetSet.addAll(targets);
         this.ledger = ledger;
         this.options = options;
-        this.read = read;
-        this.write = write;
+    }
+
+    /** A rebuild of {@code targets} (indexes of the table {@code rule} is for), reading through {@code stores}, recording in {@code ledger}. */
+    static Rebuild<?> of(EntryRule<?> rule, ScanStores stores, JobWrites writes, List<IndexPlan> targets, JobLedger ledger,
+            RebuildOptions options) {
+        return create(rule, stores, writes, targets, ledger, options);
+    }
+
+    private static <H extends RowHistory> Rebuild<H> create(EntryRule<H> rule, ScanStores stores, JobWrites writes, List<IndexPlan> targets,
+            JobLedger ledger, RebuildOptions options) {
+        return new Rebuild<>(rule, stores, writes, targets, ledger, options);
     }
 
     RebuildResult run(JobLedger.Header job, Progress progress, ProgressListener listener, BooleanSupplier cancelled) {
+        this.inFlight = new InFlight(options.maxInFlight());
         List<String> names = targets.stream().map(p -> p.index().name()).toList();
         List<TokenRange> ranges = TokenRanges.split(job.splits());
         Set<TokenRange> finished = new HashSet<>();
@@ -85,11 +95,9 @@ final class Rebuild {
         progress.start(ranges.size(), skipped);
         LOG.info("rebuild {} of {}.{} {}: {} ranges, {} finished earlier, parallelism {}", job.id(), job.keyspace(), job.table(), names,
                 ranges.size(), skipped, options.parallelism());
-
-        BaseReads base = table.rows != null ? null : new BaseReads(session, table.definition, read, options.pageSize());
         long[] totals = new long[2];
         RangeRunner.Outcome outcome = RangeRunner.run("gsi-rebuild-" + job.id(), todo, options.parallelism(), cancelled, (range, stop) -> {
-            long[] counts = range(job.id(), range, base, progress, stop);
+            long[] counts = range(job.id(), range, progress, stop);
             if (counts == null) {
                 return false;
             }
@@ -124,94 +132,83 @@ final class Rebuild {
         progress.finish(state.label());
         ProgressSnapshot s = progress.snapshot();
         return new RebuildResult(job.id(), job.keyspace(), job.table(), names, state, ranges.size(), skipped, done, totals[0], totals[1],
-                writer.retries(), s.elapsed(), message);
+                writes.retries(), s.elapsed(), message);
     }
 
-    /**
-     * One range of an unversioned table: every row of the base and of the rows table (deleted rows
-     * keep their entry keys there) is reconciled as the repair service does ({@link Reconcile}).
-     */
-    private long[] unversionedRange(String jobId, TokenRange range, IndexWriter.Round<TokenRange> pending, Progress progress,
-            BooleanSupplier stop) throws InterruptedException {
+    /** Streams one range and writes its rows' rewrites; returns {rows, writes}, or null when stopped before the end. */
+    private long[] range(String jobId, TokenRange range, Progress progress, BooleanSupplier stop) throws InterruptedException {
+        JobWrites.Round pending = writes.round();
         long[] counts = new long[2];
-        Map<List<ByteBuffer>, RowRecord> records = new LinkedHashMap<>();
-        for (RowRecord r : table.records.scan(range.start(), range.end(), options.pageSize(), read)) {
-            records.put(r.rowKey(), r);
-        }
-        Set<List<ByteBuffer>> rows = new LinkedHashSet<>(records.keySet());
-        for (CurrentRow r : table.rows.scanBase(range.start(), range.end(), options.pageSize(), read)) {
-            rows.add(r.rowKey());
-        }
-        for (List<ByteBuffer> rowKey : rows) {
-            if (stop.getAsBoolean()) {
-                InFlight.await(pending);
-                return null;
-            }
-            RowRecord record = records.getOrDefault(rowKey, RowRecord.none(rowKey));
-            List<TablePlan.IndexWrite> writes = new ArrayList<>();
-            io.cassandragsi.maintain.Stores stores = table.stores(new io.cassandragsi.repair.store.Levels(read, read, write));
-            for (Reconcile.IndexResult r : Reconcile.row(table.plan, stores.entries(), targets, record, table.rows.row(rowKey, read), Long.MIN_VALUE,
-                    Long.MAX_VALUE, Map.of(), stores.now())) {
-                writes.addAll(r.writes());
-            }
-            for (Statement<?> st : table.statements(writes, write)) {
-                pending.send(st, range);
-            }
-            counts[0]++;
-            counts[1] += writes.size();
-            progress.rows(1);
-            progress.writes(writes.size());
-            if (!pending.failures().isEmpty()) {
-                InFlight.await(pending); // throws
-            }
-        }
-        InFlight.await(pending);
-        ledger.finished(jobId, new JobLedger.RangeDone(range, counts[0], counts[1], Instant.now()));
-        return counts;
-    }
-
-    /** Streams one range and writes its entries; returns {rows, writes}, or null when stopped before the end. */
-    private long[] range(String jobId, TokenRange range, BaseReads base, Progress progress, BooleanSupplier stop)
-            throws InterruptedException {
-        IndexWriter.Round<TokenRange> pending = writer.round(InFlight.ATTEMPTS);
-        long[] counts = new long[2];
-        if (table.rows != null) {
-            return unversionedRange(jobId, range, pending, progress, stop);
-        }
-        boolean complete = base.scan(range, (rowKey, versions) -> {
-            counts[0] += versions.size();
-            progress.rows(versions.size());
-            List<TablePlan.IndexWrite> writes = new ArrayList<>();
-            Map<String, List<List<ByteBuffer>>> keys = new LinkedHashMap<>();
-            for (TablePlan.IndexWrite w : table.plan.diff(versions, true)) {
-                if (targetSet.contains(w.index())) {
-                    writes.add(w);
-                    if (w instanceof TablePlan.Upsert && !w.index().perVersion()) {
-                        keys.computeIfAbsent(w.index().index().name(), k -> new ArrayList<>()).add(w.key());
-                    }
-                }
-            }
-            if (!keys.isEmpty()) {
-                // so that deletes of these versions find their entries
-                table.stores(new io.cassandragsi.repair.store.Levels(read, read, write)).now()
-                        .write(List.of(new io.cassandragsi.maintain.RowsWrite.AddKeys(rowKey, keys, 0)));
-            }
-            List<Statement<?>> statements = new ArrayList<>(table.statements(writes, write));
-            statements.addAll(table.records.versionKeysOf(rowKey, writes, write)); // the same for per-version entries
-            for (Statement<?> st : statements) {
-                pending.send(st, range);
-            }
-            counts[1] += writes.size();
-            progress.writes(writes.size());
-            if (!pending.failures().isEmpty()) {
-                InFlight.await(pending); // throws
+        List<H> batch = new ArrayList<>();
+        boolean complete = rows.scan(range.start(), range.end(), row -> {
+            batch.add(row);
+            if (batch.size() >= BATCH) {
+                write(batch, pending, counts, progress);
+                batch.clear();
             }
         }, stop);
-        InFlight.await(pending);
+        if (complete && !batch.isEmpty()) {
+            write(batch, pending, counts, progress);
+        }
+        pending.await();
         if (!complete) {
             return null;
         }
         ledger.finished(jobId, new JobLedger.RangeDone(range, counts[0], counts[1], Instant.now()));
         return counts;
+    }
+
+    /**
+     * The rewrites of a batch of rows: their records (and, where the rule needs them, their
+     * expected entries as they are) read side by side; the rows-table writes sent and acknowledged
+     * first, then the index writes added to the range's {@code pending} ones.
+     */
+    private void write(List<H> batch, JobWrites.Round pending, long[] counts, Progress progress) throws InterruptedException {
+        Map<List<ByteBuffer>, CompletableFuture<RowRecord>> records = new LinkedHashMap<>();
+        List<Map<IndexPlan, Map<List<ByteBuffer>, CompletableFuture<Observed>>>> reads = new ArrayList<>();
+        for (H row : batch) {
+            records.put(row.rowKey(), inFlight.submit(() -> stores.record(row.rowKey())));
+            Map<IndexPlan, Map<List<ByteBuffer>, CompletableFuture<Observed>>> byIndex = new IdentityHashMap<>();
+            if (rule.rebuildReadsEntries()) {
+                for (IndexPlan p : targets) {
+                    Map<List<ByteBuffer>, CompletableFuture<Observed>> m = new LinkedHashMap<>();
+                    for (List<ByteBuffer> key : rule.expected(p, row).keySet()) {
+                        m.put(key, inFlight.submit(() -> entries.entry(p, key)));
+                    }
+                    byIndex.put(p, m);
+                }
+            }
+            reads.add(byIndex);
+        }
+        List<Rewrite> rewrites = new ArrayList<>(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            H row = batch.get(i);
+            Map<IndexPlan, Map<List<ByteBuffer>, Observed>> seen = new IdentityHashMap<>();
+            reads.get(i).forEach((p, m) -> {
+                Map<List<ByteBuffer>, Observed> found = new LinkedHashMap<>();
+                m.forEach((key, f) -> {
+                    Observed a = InFlight.join(f);
+                    if (a != null) {
+                        found.put(key, a);
+                    }
+                });
+                seen.put(p, found);
+            });
+            rewrites.add(rule.rebuild(row, InFlight.join(records.get(row.rowKey())), targets, seen));
+        }
+        JobWrites.Round first = writes.round();
+        for (Rewrite rw : rewrites) {
+            first.send(List.of(), rw.first());
+        }
+        first.await(); // a key is recorded before its entry is written, so that later repairs find it
+        for (int i = 0; i < batch.size(); i++) {
+            Rewrite rw = rewrites.get(i);
+            pending.send(rw.index(), rw.after());
+            counts[0] += batch.get(i).size();
+            counts[1] += rw.index().size();
+            progress.rows(batch.get(i).size());
+            progress.writes(rw.index().size());
+        }
+        pending.check();
     }
 }

@@ -1,5 +1,8 @@
 package io.cassandragsi.repair.jobs;
 
+import io.cassandragsi.check.Expected;
+import io.cassandragsi.check.Finding;
+import io.cassandragsi.check.Observed;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.repair.read.Values;
 import io.cassandragsi.schema.Column;
@@ -7,11 +10,15 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
-/** The counts and a few examples of one index's findings; thread-safe. */
+/**
+ * The counts and a few examples of one index's findings, on a versioned and an unversioned table
+ * alike (docs/design.md section 9.2); thread-safe.
+ */
 final class Tally {
     private final IndexPlan index;
     private final int maxExamples;
@@ -27,7 +34,7 @@ final class Tally {
     final LongAdder fixed = new LongAdder();
     final LongAdder unfixable = new LongAdder();
     final LongAdder tooLarge = new LongAdder();
-    private final Map<EntryCheck.Finding, Integer> shown = new EnumMap<>(EntryCheck.Finding.class);
+    private final Map<Finding, Integer> shown = new EnumMap<>(Finding.class);
     private int shownUnfixable;
     private final List<String> examples = new ArrayList<>();
 
@@ -37,9 +44,9 @@ final class Tally {
     }
 
     /** Counts one entry's confirmed findings (drift and approximate alike). */
-    void record(List<ByteBuffer> key, Set<EntryCheck.Finding> findings, EntryCheck.Expected e, EntryCheck.Actual a) {
+    void record(List<ByteBuffer> key, Set<Finding> findings, Expected e, Observed a) {
         boolean isStale = false;
-        for (EntryCheck.Finding f : findings) {
+        for (Finding f : findings) {
             switch (f) {
                 case MISSING -> missing.increment();
                 case ORPHAN -> orphans.increment();
@@ -55,28 +62,28 @@ final class Tally {
             stale.increment();
         }
         synchronized (this) {
-            for (EntryCheck.Finding f : findings) {
+            for (Finding f : findings) {
                 int n = shown.getOrDefault(f, 0);
                 if (n < maxExamples) {
                     shown.put(f, n + 1);
-                    examples.add(describe(f.name().toLowerCase(java.util.Locale.ROOT), key, e, a));
+                    examples.add(describe(f.name().toLowerCase(Locale.ROOT), key, e, a));
                     break; // one line per entry
                 }
             }
         }
     }
 
-    void unfixable(List<ByteBuffer> key, Set<EntryCheck.Finding> findings, EntryCheck.Expected e, EntryCheck.Actual a) {
+    void unfixable(List<ByteBuffer> key, Set<Finding> findings, Expected e, Observed a) {
         unfixable.increment();
         synchronized (this) {
             if (shownUnfixable < maxExamples) {
                 shownUnfixable++;
-                examples.add(describe("unfixable " + findings.toString().toLowerCase(java.util.Locale.ROOT), key, e, a));
+                examples.add(describe("unfixable " + findings.toString().toLowerCase(Locale.ROOT), key, e, a));
             }
         }
     }
 
-    String describe(String kind, List<ByteBuffer> key, EntryCheck.Expected e, EntryCheck.Actual a) {
+    String describe(String kind, List<ByteBuffer> key, Expected e, Observed a) {
         StringBuilder sb = new StringBuilder(kind).append(' ').append(renderKey(key)).append(": expected ");
         if (e == null) {
             sb.append("no entry");

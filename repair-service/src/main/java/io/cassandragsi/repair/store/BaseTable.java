@@ -7,11 +7,12 @@ import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
+import io.cassandragsi.check.RowHistory;
+import io.cassandragsi.check.RowScans;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.schema.Column;
 import io.cassandragsi.schema.Cql;
 import io.cassandragsi.schema.Index;
-import io.cassandragsi.schema.Order;
 import io.cassandragsi.schema.RowsLayout;
 import io.cassandragsi.schema.TableDef;
 import io.cassandragsi.tables.BaseTableCql;
@@ -26,6 +27,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -43,8 +45,9 @@ public final class BaseTable {
     private final PreparedStatement after;
     private final PreparedStatement downFrom;
     private final PreparedStatement partition;
-    /** Every version of one row (versioned tables). */
+    /** Every version of one row, and every version in a token range (versioned tables). */
     private final PreparedStatement allVersions;
+    private final PreparedStatement scan;
     private final PreparedStatement newestInPartitions;
     private final int partitionKeyAttribute;
     private final String whereRow;
@@ -70,12 +73,14 @@ public final class BaseTable {
             this.downFrom = session.prepare(cql.versionsDownFrom());
             this.allVersions = session.prepare(cql.versionsOfRow());
             this.partition = session.prepare(cql.versionsOfPartition());
+            this.scan = session.prepare(cql.versionsScan());
         } else {
             // an unversioned table has one version, the current row: its maintenance reads are UnversionedRows'
             this.after = null;
             this.downFrom = null;
             this.allVersions = null;
             this.partition = null;
+            this.scan = null;
         }
         this.newestInPartitions = cql.newestIn() == null ? null : session.prepare(cql.newestIn());
         this.partitionKeyAttribute = cql.partitionKeyAttribute();
@@ -105,14 +110,6 @@ public final class BaseTable {
     private String select(List<String> attributes) {
         return "SELECT " + attributes.stream().map(Cql::quote).collect(Collectors.joining(", ")) + " FROM "
                 + Cql.qualified(def.keyspace(), def.table());
-    }
-
-    /**
-     * A row is one partition and tids are stored descending: the first rows of each partition are
-     * its newest versions, and one {@code IN} query can ask them of many partitions.
-     */
-    private boolean oneRowPerPartition() {
-        return cql.oneRowPerPartition();
     }
 
     /** Whether {@link #newestAsync} can read many rows at once. */
@@ -149,18 +146,6 @@ public final class BaseTable {
                 });
     }
 
-    /** ORDER BY that walks the tid ascending (or descending) within a row, whatever its declared order. */
-    private String orderBy(boolean ascendingTid) {
-        boolean reverse = (def.tid().order() == Order.ASC) != ascendingTid;
-        return " ORDER BY " + def.clustering().stream()
-                .map(c -> c.cqlName() + " " + (reverse ? flip(c.order()) : c.order()).cql())
-                .collect(Collectors.joining(", "));
-    }
-
-    private static Order flip(Order o) {
-        return o == Order.ASC ? Order.DESC : Order.ASC;
-    }
-
     private BoundStatement bind(PreparedStatement ps, List<ByteBuffer> rowKey, ConsistencyLevel cl, UUID... tids) {
         return bind(ps, rowKey, cl, 1000, tids);
     }
@@ -178,14 +163,6 @@ public final class BaseTable {
             b.setUuid(i++, t);
         }
         return b.setConsistencyLevel(cl).setPageSize(pageSize).build();
-    }
-
-    private List<Version> fetch(BoundStatement stmt) {
-        List<Version> out = new ArrayList<>();
-        for (Row row : session.execute(stmt)) {
-            out.add(cql.version(row::getBytesUnsafe));
-        }
-        return out;
     }
 
     /**
@@ -283,12 +260,12 @@ public final class BaseTable {
             }
             String tid = Cql.quote(def.tid().name());
             this.exact = session.prepare(select + whereRow + " AND " + tid + " = ? LIMIT 1");
-            this.atOrBefore = session.prepare(select + whereRow + " AND " + tid + " <= ?" + orderBy(false) + " LIMIT 1");
+            this.atOrBefore = session.prepare(select + whereRow + " AND " + tid + " <= ?" + cql.orderBy(false) + " LIMIT 1");
             // The first row of each partition at or before q is the version current at q (oneRowPerPartition).
             // Its LIMIT (the number of partitions asked for) fits in its page, so the node runs it
             // without a pager, which would read the partitions one page each (same run, consistent
             // reads of LIMIT 10 over 1,400 matches: 1.35 ms p50 with the pager, 0.73 without).
-            this.currentInPartitions = oneRowPerPartition()
+            this.currentInPartitions = cql.oneRowPerPartition()
                     ? session.prepare(select + " WHERE " + def.partitionKey().get(0).cqlName() + " IN ? AND " + tid
                             + " <= ? PER PARTITION LIMIT 1 LIMIT ?")
                     : null;
@@ -358,9 +335,46 @@ public final class BaseTable {
 
     /** Every version of one row, ascending (all pages). */
     public List<Version> versions(List<ByteBuffer> rowKey, ConsistencyLevel cl) {
-        List<Version> all = fetch(bind(allVersions, rowKey, cl));
-        all.sort(Version.ASCENDING);
-        return all;
+        return versionsAsync(rowKey, cl).join();
+    }
+
+    /** As {@link #versions}, asynchronously. */
+    public CompletableFuture<List<Version>> versionsAsync(List<ByteBuffer> rowKey, ConsistencyLevel cl) {
+        return fetchAsync(bind(allVersions, rowKey, cl)).thenApply(all -> {
+            all.sort(Version.ASCENDING);
+            return all;
+        });
+    }
+
+    /**
+     * Streams every row whose partition token lies in {@code (start, end]}, one versioned row at a
+     * time with all its versions (they share the partition and the clustering prefix, so they
+     * arrive together); false when {@code stop} said so before the range was exhausted.
+     */
+    public boolean scan(long start, long end, int pageSize, ConsistencyLevel cl, RowScans.RowConsumer<RowHistory.Versions> consumer,
+            BooleanSupplier stop) throws InterruptedException {
+        List<Version> row = new ArrayList<>();
+        List<ByteBuffer> rowKey = null;
+        for (Row r : session.execute(scan.bind(start, end).setConsistencyLevel(cl).setPageSize(pageSize).setIdempotent(true))) {
+            Version v = cql.version(r::getBytesUnsafe);
+            List<ByteBuffer> key = rowKey(v);
+            if (rowKey != null && !key.equals(rowKey)) {
+                if (stop.getAsBoolean()) {
+                    return false;
+                }
+                consumer.accept(new RowHistory.Versions(rowKey, row));
+                row = new ArrayList<>();
+            }
+            rowKey = key;
+            row.add(v);
+        }
+        if (rowKey != null) {
+            if (stop.getAsBoolean()) {
+                return false;
+            }
+            consumer.accept(new RowHistory.Versions(rowKey, row));
+        }
+        return true;
     }
 
     /** Every version of every row in one partition, grouped by row (prefix), each ascending. */
@@ -369,28 +383,7 @@ public final class BaseTable {
         for (int i = 0; i < partitionKey.size(); i++) {
             b.setBytesUnsafe(i, partitionKey.get(i).duplicate());
         }
-        List<Version> all = fetch(b.setConsistencyLevel(cl).setPageSize(1000).build());
-        return groupRows(all);
-    }
-
-    /** Splits versions (in table order) into rows by their clustering prefix; each row ascending. */
-    public List<List<Version>> groupRows(List<Version> all) {
-        List<List<Version>> rows = new ArrayList<>();
-        List<Version> current = null;
-        List<ByteBuffer> currentKey = null;
-        for (Version v : all) {
-            List<ByteBuffer> key = rowKey(v);
-            if (!key.equals(currentKey)) {
-                current = new ArrayList<>();
-                rows.add(current);
-                currentKey = key;
-            }
-            current.add(v);
-        }
-        for (List<Version> row : rows) {
-            row.sort(Version.ASCENDING);
-        }
-        return rows;
+        return cql.groupRows(fetchAsync(b.setConsistencyLevel(cl).setPageSize(1000).build()).join());
     }
 
     /** Partition key values then clustering prefix values of a version. */

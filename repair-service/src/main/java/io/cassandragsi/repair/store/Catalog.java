@@ -7,6 +7,8 @@ import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import com.datastax.oss.driver.api.core.metadata.schema.KeyspaceMetadata;
 import com.datastax.oss.driver.api.core.metadata.schema.TableMetadata;
+import io.cassandragsi.check.EntryRule;
+import io.cassandragsi.check.ScanStores;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.schema.CqlGenerator;
@@ -49,12 +51,15 @@ public final class Catalog {
         public final UnversionedRows rows;
         /** The rows table (entry keys each row has had). */
         public final RowsTable records;
+        /** What the whole-index jobs ask of this table's kind (docs/design.md section 9), decided once. */
+        public final EntryRule<?> rule;
         private final CqlSession session;
 
         Indexed(CqlSession session, TableDef definition, List<Index> indexes) {
             this.session = session;
             this.definition = definition;
             this.plan = TablePlan.of(definition, indexes);
+            this.rule = EntryRule.of(plan);
             io.cassandragsi.tables.BaseTableCql cql = new io.cassandragsi.tables.BaseTableCql(definition, plan);
             this.base = new BaseTable(session, cql);
             this.records = new RowsTable(session, definition);
@@ -92,6 +97,11 @@ public final class Catalog {
         /** The repair core's storage of this table at the given levels (docs/design.md section 6). */
         public io.cassandragsi.maintain.Stores stores(Levels levels) {
             return new DriverStores(session, this, levels);
+        }
+
+        /** The whole-index jobs' storage of this table (docs/design.md section 9), read at {@code read} in pages of {@code pageSize}. */
+        public ScanStores scans(ConsistencyLevel read, int pageSize) {
+            return new DriverScans(this, read, pageSize);
         }
 
         /** Rows-table writes as statements, at {@code cl}. */

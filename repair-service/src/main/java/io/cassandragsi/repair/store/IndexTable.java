@@ -9,6 +9,9 @@ import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
+import com.datastax.oss.driver.api.core.cql.Row;
+import io.cassandragsi.check.EntryScans;
+import io.cassandragsi.check.Observed;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.schema.Column;
@@ -22,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -46,8 +50,11 @@ public final class IndexTable {
     private final PreparedStatement setTid;
     private final PreparedStatement[] setProj;
     private final PreparedStatement[] deleteProj;
-    /** Deletes an entry row (a per-version index's entry whose version went away; null for any other index). */
+    /** Deletes an entry row (a per-version index's entry whose version went away, an orphan {@code check --fix} removes). */
     private final PreparedStatement remove;
+    /** The jobs' reads of entries with their cells' write times: one by key, and a token range of index partitions. */
+    private final PreparedStatement observed;
+    private final PreparedStatement observedScan;
     /** Whether an entry row exists (a per-version index; null for any other index). */
     private final PreparedStatement exists;
     private final io.cassandragsi.tables.IndexTableCql entryCql;
@@ -73,9 +80,11 @@ public final class IndexTable {
         String whereKey = " WHERE " + index.keyColumns().stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         this.markDeleted = index.perVersion() ? null : session.prepare("UPDATE " + table + " USING TIMESTAMP ? SET "
                 + Cql.quote(Index.DELETED_COLUMN) + " = ?" + whereKey);
-        this.remove = index.perVersion() ? session.prepare("DELETE FROM " + table + " USING TIMESTAMP ?" + whereKey) : null;
         io.cassandragsi.tables.IndexTableCql cql = new io.cassandragsi.tables.IndexTableCql(def, plan);
         this.entryCql = cql;
+        this.remove = session.prepare(cql.remove());
+        this.observed = session.prepare(cql.observed());
+        this.observedScan = session.prepare(cql.observedScan());
         this.exists = index.perVersion() ? session.prepare(cql.exists()) : null;
         if (index.perVersion()) {
             this.entryState = null;
@@ -99,7 +108,7 @@ public final class IndexTable {
         BoundStatementBuilder b = entryState.boundStatementBuilder();
         bindKey(b, 0, key);
         return session.executeAsync(b.setConsistencyLevel(cl).setIdempotence(true).build()).toCompletableFuture().thenApply(rs -> {
-            com.datastax.oss.driver.api.core.cql.Row r = rs.one();
+            Row r = rs.one();
             return r == null ? null : entryCql.entryState(r::getBytesUnsafe);
         });
     }
@@ -129,6 +138,28 @@ public final class IndexTable {
             });
         }).toArray(CompletableFuture<?>[]::new);
         return CompletableFuture.allOf(reads).thenApply(x -> absent);
+    }
+
+    /** An entry with its cells' write times, as the jobs judge it, or null when the index has no row for it. */
+    public CompletableFuture<Observed> entryAsync(List<ByteBuffer> key, ConsistencyLevel cl) {
+        BoundStatementBuilder b = observed.boundStatementBuilder();
+        bindKey(b, 0, key);
+        return session.executeAsync(b.setConsistencyLevel(cl).setIdempotence(true).build()).toCompletableFuture().thenApply(rs -> {
+            Row r = rs.one();
+            return r == null ? null : entryCql.observed(r::getBytesUnsafe);
+        });
+    }
+
+    /** Streams every entry whose index partition token lies in (start, end]; false when {@code stop} said so first. */
+    public boolean scan(long start, long end, int pageSize, ConsistencyLevel cl, EntryScans.EntryConsumer consumer, BooleanSupplier stop)
+            throws InterruptedException {
+        for (Row r : session.execute(observedScan.bind(start, end).setConsistencyLevel(cl).setPageSize(pageSize).setIdempotent(true))) {
+            if (stop.getAsBoolean()) {
+                return false;
+            }
+            consumer.accept(entryCql.key(r::getBytesUnsafe), entryCql.observed(r::getBytesUnsafe));
+        }
+        return true;
     }
 
     private static int bindKey(BoundStatementBuilder b, int from, List<ByteBuffer> key) {

@@ -5,12 +5,16 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
+import io.cassandragsi.check.RowHistory;
+import io.cassandragsi.check.RowScans;
 import io.cassandragsi.maintain.CurrentRow;
 import io.cassandragsi.schema.TableDef;
 import io.cassandragsi.tables.BaseTableCql;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 
 /**
  * The current rows of an unversioned base table on the driver (docs/design.md section 6): each
@@ -61,13 +65,24 @@ public final class UnversionedRows {
         return out;
     }
 
-    /** Every base row whose partition token lies in (start, end]. */
-    public List<CurrentRow> scanBase(long start, long end, int pageSize, ConsistencyLevel cl) {
-        List<CurrentRow> out = new ArrayList<>();
+    /** As {@link #row}, asynchronously. */
+    public CompletableFuture<CurrentRow> rowAsync(List<ByteBuffer> rowKey, ConsistencyLevel cl) {
+        return session.executeAsync(bindKey(row, rowKey, cl).build()).toCompletableFuture().thenApply(rs -> {
+            Row r = rs.one();
+            return r == null ? cql.absent(rowKey) : cql.current(r::getBytesUnsafe);
+        });
+    }
+
+    /** Streams every base row whose partition token lies in (start, end]; false when {@code stop} said so first. */
+    public boolean scan(long start, long end, int pageSize, ConsistencyLevel cl, RowScans.RowConsumer<RowHistory.Current> consumer,
+            BooleanSupplier stop) throws InterruptedException {
         for (Row r : session.execute(scan.bind(start, end).setConsistencyLevel(cl).setPageSize(pageSize).setIdempotent(true))) {
-            out.add(cql.current(r::getBytesUnsafe));
+            if (stop.getAsBoolean()) {
+                return false;
+            }
+            consumer.accept(new RowHistory.Current(cql.current(r::getBytesUnsafe)));
         }
-        return out;
+        return true;
     }
 
     /** A row that is not in the base: its key attributes, every other cell dead. */

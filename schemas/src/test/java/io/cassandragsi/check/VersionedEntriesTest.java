@@ -1,15 +1,12 @@
-package io.cassandragsi.repair.jobs;
+package io.cassandragsi.check;
 
-import io.cassandragsi.maintain.Version;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.index.WriteTimestamps;
-import io.cassandragsi.repair.jobs.EntryCheck.Actual;
-import io.cassandragsi.repair.jobs.EntryCheck.Expected;
-import io.cassandragsi.repair.jobs.EntryCheck.Finding;
+import io.cassandragsi.maintain.Version;
 import io.cassandragsi.schema.Definitions;
 import io.cassandragsi.schema.TableDef;
 import java.math.BigInteger;
@@ -27,8 +24,8 @@ import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-/** The comparison of expected and observed entries, on the revisions example; no node. */
-class EntryCheckTest {
+/** The versioned rule: expected entries, the judgement of observed ones, rebuild and fix writes, on the revisions example; no node. */
+class VersionedEntriesTest {
     private static final TableDef DEF = Definitions.parse("""
             {
               "keyspace": "wiki",
@@ -44,8 +41,49 @@ class EntryCheckTest {
     private static final TablePlan PLAN = TablePlan.of(DEF);
     private static final IndexPlan BY_LENGTH = PLAN.indexes().get(0);
     private static final IndexPlan BY_TID = PLAN.indexes().get(1);
-    private final EntryCheck check = new EntryCheck(PLAN, BY_LENGTH);
-    private final EntryCheck perVersion = new EntryCheck(PLAN, BY_TID);
+    private final VersionedEntries rule = new VersionedEntries(PLAN);
+    private final Judge check = new Judge(BY_LENGTH);
+    private final Judge perVersion = new Judge(BY_TID);
+
+    /** The rule for one index, over the versions of row "k". */
+    private final class Judge {
+        private final IndexPlan index;
+
+        Judge(IndexPlan index) {
+            this.index = index;
+        }
+
+        Map<List<ByteBuffer>, Expected> expected(List<Version> versions) {
+            return rule.expected(index, row(versions));
+        }
+
+        Set<Finding> judge(List<ByteBuffer> key, Expected e, Observed a, List<Version> versions) {
+            return rule.judge(index, key, e, a, row(versions));
+        }
+
+        /** Both sides judged: every expected key, then every observed key the row does not explain; keys without findings left out. */
+        Map<List<ByteBuffer>, Set<Finding>> compare(Map<List<ByteBuffer>, Expected> expected, Map<List<ByteBuffer>, Observed> actual,
+                List<Version> versions) {
+            Map<List<ByteBuffer>, Set<Finding>> out = new java.util.LinkedHashMap<>();
+            for (Map.Entry<List<ByteBuffer>, Expected> e : expected.entrySet()) {
+                Set<Finding> f = judge(e.getKey(), e.getValue(), actual.get(e.getKey()), versions);
+                if (!f.isEmpty()) {
+                    out.put(e.getKey(), f);
+                }
+            }
+            actual.forEach((key, a) -> {
+                Set<Finding> f = expected.containsKey(key) ? Set.of() : judge(key, null, a, versions);
+                if (!f.isEmpty()) {
+                    out.put(key, f);
+                }
+            });
+            return out;
+        }
+    }
+
+    private static RowHistory.Versions row(List<Version> versions) {
+        return new RowHistory.Versions(List.of(text("k")), versions);
+    }
 
     private static ByteBuffer text(String s) {
         return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
@@ -67,8 +105,8 @@ class EntryCheckTest {
         return List.of(varint(length), text(key));
     }
 
-    private static Actual actual(UUID tid, UUID deleted, String value) {
-        return new Actual(tid, deleted, Collections.singletonList(value == null ? null : text(value)), 0);
+    private static Observed actual(UUID tid, UUID deleted, String value) {
+        return new Observed(tid, deleted, Collections.singletonList(value == null ? null : text(value)), 0, Long.MIN_VALUE, new long[] {0});
     }
 
     @Test
@@ -91,7 +129,7 @@ class EntryCheckTest {
     @Test
     void should_find_nothing_when_index_equals_expected() {
         List<Version> vs = List.of(v("k", 1, 1L, "a"), v("k", 2, 2L, "b"));
-        Map<List<ByteBuffer>, Actual> actual = Map.of(
+        Map<List<ByteBuffer>, Observed> actual = Map.of(
                 key(1, "k"), actual(tid(1), tid(2), "a"),
                 key(2, "k"), actual(tid(2), null, "b"));
         assertThat(check.compare(check.expected(vs), actual, vs)).isEmpty();
@@ -101,7 +139,7 @@ class EntryCheckTest {
     void should_report_each_kind_when_entries_differ() {
         List<Version> vs = List.of(v("k", 1, 1L, "a"), v("k", 2, 2L, "b"), v("k", 3, 2L, "c"), v("k", 4, 4L, "d"));
         Map<List<ByteBuffer>, Expected> expected = check.expected(vs);
-        Map<List<ByteBuffer>, Actual> actual = new HashMap<>();
+        Map<List<ByteBuffer>, Observed> actual = new HashMap<>();
         // key 1: _deleted never set (a marker lost)
         actual.put(key(1, "k"), actual(tid(1), null, "a"));
         // key 2: the newest matching version t3 never arrived: old _tid and projection
@@ -147,9 +185,9 @@ class EntryCheckTest {
         Map<List<ByteBuffer>, Expected> expected = perVersion.expected(vs);
         assertThat(expected).containsOnlyKeys(List.of(Tids.bytes(tid(1)), text("k")), List.of(Tids.bytes(tid(2)), text("k")));
         assertThat(expected.values()).allMatch(x -> x.deleted() == null);
-        Map<List<ByteBuffer>, Actual> actual = Map.of(
-                List.of(Tids.bytes(tid(1)), text("k")), new Actual(null, null, List.of(), Long.MIN_VALUE),
-                List.of(Tids.bytes(tid(7)), text("k")), new Actual(null, null, List.of(), Long.MIN_VALUE));
+        Map<List<ByteBuffer>, Observed> actual = Map.of(
+                List.of(Tids.bytes(tid(1)), text("k")), Observed.of(null, null, List.of()),
+                List.of(Tids.bytes(tid(7)), text("k")), Observed.of(null, null, List.of()));
         Map<List<ByteBuffer>, Set<Finding>> f = perVersion.compare(expected, actual, vs);
         assertThat(f).containsExactlyInAnyOrderEntriesOf(Map.of(
                 List.of(Tids.bytes(tid(2)), text("k")), EnumSet.of(Finding.MISSING),
@@ -158,10 +196,10 @@ class EntryCheckTest {
 
     @Test
     void should_delete_orphans_above_every_version_and_cell_when_fixing() {
-        assertThat(EntryCheck.orphanDeleteTimestamp(100, 50, 1_000)).isEqualTo(101);
-        assertThat(EntryCheck.orphanDeleteTimestamp(100, 5_000, 1_000)).as("a ghost written with a large TS").isEqualTo(5_001);
-        assertThat(EntryCheck.orphanDeleteTimestamp(Long.MIN_VALUE, 50, 1_000)).as("no versions: now").isEqualTo(1_000);
-        assertThat(EntryCheck.orphanDeleteTimestamp(100, Long.MIN_VALUE, 1_000)).as("no readable cell: now").isEqualTo(1_000);
+        assertThat(EntryRule.orphanDeleteTimestamp(100, 50, 1_000)).isEqualTo(101);
+        assertThat(EntryRule.orphanDeleteTimestamp(100, 5_000, 1_000)).as("a ghost written with a large TS").isEqualTo(5_001);
+        assertThat(EntryRule.orphanDeleteTimestamp(Long.MIN_VALUE, 50, 1_000)).as("no versions: now").isEqualTo(1_000);
+        assertThat(EntryRule.orphanDeleteTimestamp(100, Long.MIN_VALUE, 1_000)).as("no readable cell: now").isEqualTo(1_000);
     }
 
     // ----------------------------------------------------------- rebuild writes vs check, many seeds
@@ -203,11 +241,11 @@ class EntryCheckTest {
             }
         }
 
-        Map<List<ByteBuffer>, Actual> actual() {
-            Map<List<ByteBuffer>, Actual> out = new HashMap<>();
-            rows.forEach((k, c) -> out.put(k, new Actual(c[0] == null ? null : Tids.uuid(c[0].value()),
+        Map<List<ByteBuffer>, Observed> actual() {
+            Map<List<ByteBuffer>, Observed> out = new HashMap<>();
+            rows.forEach((k, c) -> out.put(k, Observed.of(c[0] == null ? null : Tids.uuid(c[0].value()),
                     c[1] == null || c[1].value() == null ? null : Tids.uuid(c[1].value()),
-                    Collections.singletonList(c[2] == null ? null : c[2].value()), c[0] == null ? Long.MIN_VALUE : c[0].ts())));
+                    Collections.singletonList(c[2] == null ? null : c[2].value()))));
             return out;
         }
     }
