@@ -30,7 +30,7 @@ public final class IndexPlan {
         this.projAttributes = index.proj().stream().mapToInt(c -> names.indexOf(c.name())).toArray();
         this.partitionSize = index.partitionColumns().size();
         this.constantPartition = index.hasConstantPartition()
-                ? ByteBuffer.wrap(index.name().getBytes(StandardCharsets.UTF_8)).asReadOnlyBuffer()
+                ? ByteBuffer.wrap(index.name().getBytes(StandardCharsets.UTF_8)) // see constantPartition()
                 : null;
     }
 
@@ -60,7 +60,10 @@ public final class IndexPlan {
         return partitionSize;
     }
 
-    /** The value of the constant partition column (the index name), or null. */
+    /**
+     * The value of the constant partition column (the index name), or null. Never a read-only
+     * buffer: the trigger hands it to Cassandra as a partition key (docs/design.md section 7.8).
+     */
     public ByteBuffer constantPartition() {
         return constantPartition == null ? null : constantPartition.duplicate();
     }

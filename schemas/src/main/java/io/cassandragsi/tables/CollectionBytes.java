@@ -11,7 +11,10 @@ import java.util.List;
 public final class CollectionBytes {
     private CollectionBytes() {}
 
-    /** The elements of a serialized set or list (empty for null); each a read-only slice. */
+    /**
+     * The elements of a serialized set or list (empty for null); each a slice of {@code collection},
+     * never a read-only one: the in-node maintainer hands them to Cassandra (docs/design.md section 7.8).
+     */
     public static List<ByteBuffer> elements(ByteBuffer collection) {
         if (collection == null || !collection.hasRemaining()) {
             return List.of();
@@ -27,7 +30,7 @@ public final class CollectionBytes {
             }
             ByteBuffer e = b.slice();
             e.limit(len);
-            out.add(e.asReadOnlyBuffer());
+            out.add(e);
             b.position(b.position() + len);
         }
         return out;

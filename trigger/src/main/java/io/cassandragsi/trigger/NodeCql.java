@@ -25,6 +25,9 @@ final class NodeCql {
     /** The rows of a select (bounded: a limit, or a single row), each by column position. */
     static List<Selected> select(String cql, ConsistencyLevel cl, ByteBuffer... values) {
         CQLStatement statement = QueryProcessor.prepareInternal(cql).statement;
+        for (int i = 0; i < values.length; i++) {
+            values[i] = comparable(values[i]);
+        }
         QueryOptions options = QueryOptions.forInternalCallsWithNowInSec(FBUtilities.nowInSeconds(), cl, List.of(values));
         ResultMessage result = statement.execute(QueryProcessor.internalQueryState(), options, Dispatcher.RequestTime.forImmediateExecution());
         List<Selected> out = new ArrayList<>();
@@ -34,6 +37,19 @@ final class NodeCql {
             }
         }
         return out;
+    }
+
+    /**
+     * The value as a buffer Cassandra can compare: a read-only heap buffer (no array, not direct)
+     * would be read as direct memory at address 0 and crash the node (docs/design.md section 7.8).
+     */
+    static ByteBuffer comparable(ByteBuffer v) {
+        if (v == null || v.hasArray() || v.isDirect()) {
+            return v;
+        }
+        ByteBuffer copy = ByteBuffer.allocate(v.remaining());
+        copy.put(v.duplicate()).flip();
+        return copy;
     }
 
     static ByteBuffer bigint(long v) {
