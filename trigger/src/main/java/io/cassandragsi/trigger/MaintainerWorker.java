@@ -190,35 +190,17 @@ final class MaintainerWorker implements Runnable {
     }
 
     private void finish(MaintainerItem item, Outcome outcome, MarkerGroup g, long now, List<MaintainerItem> handOff) {
-        long age = item.ageMillis(now);
-        if (outcome == null) { // failed: again with backoff, handed off once it fails for long
-            if (age > 2 * m.settings.handOffAfterMillis()) {
-                handOff.add(item);
-            } else {
-                m.later.add(item.again(now, Math.min(2000, 50L << Math.min(item.attempts, 6))));
-                m.metrics.retried.increment();
-            }
-            return;
-        }
-        switch (outcome) {
+        NextTurn next = NextTurn.after(outcome, g.unseenGone(), item.ageMillis(now), item.attempts, m.settings.handOffAfterMillis());
+        switch (next.kind()) {
             case DONE -> done(item);
+            case HAND_OFF -> handOff.add(item);
             case AGAIN -> {
-                if (g.unseenGone()) {
-                    done(item);
-                } else {
-                    item.unseenGone = true; // reconciled with what was visible: once more a second later
-                    m.later.add(item.again(now, 1000));
-                }
-            }
-            case RETRY -> {
-                if (age > m.settings.handOffAfterMillis()) {
-                    handOff.add(item); // not visible all this time: the repair service waits longer, and recomputes if need be
-                } else {
-                    m.later.add(item.again(now, Math.min(1000, 20L << Math.min(item.attempts, 6))));
+                item.unseenGone = next.unseenGone();
+                m.later.add(item.again(now, next.delayMillis()));
+                if (outcome != Outcome.AGAIN) {
                     m.metrics.retried.increment();
                 }
             }
-            case HANDOFF, DROPPED -> handOff.add(item);
         }
     }
 
