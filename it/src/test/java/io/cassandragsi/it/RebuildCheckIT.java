@@ -51,6 +51,7 @@ class RebuildCheckIT {
         HistoryRun run = new HistoryRun(SharedCluster.session(), def, seed);
         long t0 = System.nanoTime();
         run.write(keys, writes, 4);
+        SharedCluster.awaitMaintainersIdle(); // node mode: the jobs below expect a quiet table
         System.out.printf("%s: seed %d, %d versions over %d keys written in %.1f s%n", ks, seed, writes, keys, (System.nanoTime() - t0) / 1e9);
         return run;
     }

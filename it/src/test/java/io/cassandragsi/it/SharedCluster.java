@@ -171,4 +171,31 @@ public final class SharedCluster {
         }
         s.checkSchemaAgreement();
     }
+
+    /**
+     * Waits until every in-node maintainer that is running (heartbeat in the last 5 s) has finished
+     * every write taken before now (its progress record's {@code done_before}, written every
+     * second): a job that needs a quiet table (a check expecting no transient findings) runs after
+     * it. Returns at once in service mode.
+     */
+    public static void awaitMaintainersIdle() throws InterruptedException {
+        java.time.Instant since = java.time.Instant.now();
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (true) {
+            boolean idle = true;
+            for (com.datastax.oss.driver.api.core.cql.Row r : session().execute("SELECT state, heartbeat, done_before FROM gsi."
+                    + io.cassandragsi.schema.NodeProgressLayout.TABLE)) {
+                boolean live = io.cassandragsi.schema.NodeProgressLayout.RUNNING.equals(r.getString(0)) && r.getInstant(1) != null
+                        && r.getInstant(1).isAfter(java.time.Instant.now().minusSeconds(5));
+                idle &= !live || (r.getUuid(2) != null && io.cassandragsi.index.Tids.instant(r.getUuid(2)).isAfter(since));
+            }
+            if (idle) {
+                return;
+            }
+            if (System.currentTimeMillis() > deadline) {
+                throw new AssertionError("in-node maintainers still busy 60 s after " + since);
+            }
+            Thread.sleep(250);
+        }
+    }
 }
