@@ -14,6 +14,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -86,14 +88,12 @@ class VersionedTableTest {
     }
 
     /** v1 (length 1) and v2 (length 2) of row k, landed, their diffs done: the usual start. */
-    List<MemoryTrigger.Batch> twoVersions() {
-        MemoryTrigger.Batch b1 = insert(version("k", tid(0), 1, "a"));
-        MemoryTrigger.Batch b2 = insert(version("k", tid(10), 2, "b"));
-        b1.land();
-        b2.land();
-        assertThat(repair(stores, b1.group())).isEqualTo(Outcome.DONE);
-        assertThat(repair(stores, b2.group())).isEqualTo(Outcome.DONE);
-        return List.of(b1, b2);
+    void twoVersions() {
+        for (Version v : List.of(version("k", tid(0), 1, "a"), version("k", tid(10), 2, "b"))) {
+            MemoryTrigger.Batch b = insert(v);
+            b.land();
+            assertThat(repair(stores, b.group())).isEqualTo(Outcome.DONE);
+        }
     }
 
     @Test
@@ -390,11 +390,9 @@ class VersionedTableTest {
         }
     }
 
-    static java.util.BitSet bits(int... attributes) {
-        java.util.BitSet out = new java.util.BitSet();
-        for (int a : attributes) {
-            out.set(a);
-        }
+    static BitSet bits(int... attributes) {
+        BitSet out = new BitSet();
+        Arrays.stream(attributes).forEach(out::set);
         return out;
     }
 }
