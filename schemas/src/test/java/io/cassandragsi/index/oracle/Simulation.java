@@ -65,8 +65,9 @@ abstract class Simulation {
         }
     }
 
+    /** A tid in the log: its first hex digits and its clock sequence (tids of one tick differ there), and its TS. */
     static String tid(UUID t) {
-        return t == null ? "*" : t.toString().substring(0, 8) + "@" + WriteTimestamps.of(t);
+        return t == null ? "*" : t.toString().substring(0, 8) + "-" + t.toString().substring(19, 23) + "@" + WriteTimestamps.of(t);
     }
 
     /** Inserts a line at {@code index} of the log (a repair's outcome before the writes it logged), when {@link #logging}. */
