@@ -3,6 +3,7 @@ package io.cassandragsi.index.oracle;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cassandragsi.index.Tids;
+import io.cassandragsi.maintain.Marker;
 import io.cassandragsi.maintain.MarkerGroup;
 import io.cassandragsi.maintain.MemoryEntries;
 import io.cassandragsi.maintain.MemoryTrigger;
@@ -188,6 +189,88 @@ class KnownDivergencesTest {
     }
 
     /**
+     * Two versions of row k in one 100-ns tick T (two writers' tids), B then C. C's batch lands its
+     * base row with its rows-table record ({@code by_tid}'s key of C in {@code _vkeys}, written at T)
+     * but not yet its entries, and C is deleted. The recompute of the delete finds C's key recorded
+     * at T, the TS of B, a remaining version: {@code VersionRecompute.perVersion} takes it for the key
+     * of a version shown (rewritten), not of one in flight, and judges it in the first pass already.
+     * Its entry reads as absent (still landing), so the key is forgotten at once. Then C's entry
+     * lands, and no recompute finds it again: {@code by_tid} keeps an entry of a version the base does
+     * not have. {@code -Dgsi.history.delete-while-landing=true} puts it back into the random
+     * histories (with the next test's shape).
+     */
+    @Test
+    @Disabled("known divergence: VersionRecompute.perVersion forgets the key of a deleted version whose entry, still landing, reads as absent;"
+            + " a same-tick version is judged in the first pass already")
+    void should_remove_the_per_version_entry_of_a_deleted_version_when_it_shares_a_tick_and_its_entry_lands_late() {
+        VersionedWorld w = new VersionedWorld(new Random(1), T0, Maintainers.Mode.SERVICE);
+        UUID b = Tids.fromTicks(T0 * 10_000L, 1L);
+        UUID c = Tids.fromTicks(T0 * 10_000L, 2L); // the same tick: the same TS
+        long t = T0 * 1000L;
+        MemoryTrigger.Batch vb = w.batch(VersionedWorld.version(new ByteBuffer[] {text("k"), Tids.bytes(b), VersionedWorld.varint(1), text("b")}, false), t, 0);
+        vb.land();
+        w.repair(vb.marker());
+        w.now += 50;
+        MemoryTrigger.Batch vc = w.batch(VersionedWorld.version(new ByteBuffer[] {text("k"), Tids.bytes(c), VersionedWorld.varint(2), text("c")}, false),
+                t + 50_000L, 0);
+        vc.base().run(); // C's base row and rows-table record; its entries still landing
+        w.now += 10;
+        MemoryTrigger.Batch delete = w.trigger.deleteVersion(List.of(text("k")), c, t + 60_000L);
+        delete.land();
+        assertThat(w.repair(delete.marker())).isEqualTo(Outcome.AGAIN);
+        vc.entries().forEach(Runnable::run); // C's entries land
+        w.now += 1_000;
+        w.repair(MarkerGroup.coalesce(List.of(delete.marker())).get(0).withUnseenGone());
+
+        assertThat(w.versions(text("k"))).extracting(Version::tid).containsExactly(b);
+        assertThat(w.stores.entries.exists(VersionedWorld.BY_TID, List.of(Tids.bytes(c), text("k")))).as("the by_tid entry of C, deleted").isFalse();
+    }
+
+    /**
+     * The same cause in the pass a second later: version A of row k is deleted, and the recompute
+     * of that delete runs ({@code AGAIN}). Before its pass a second later, version D is written and
+     * at once deleted: D's base row and rows-table record (its {@code by_tid} key in {@code _vkeys})
+     * landed, its entries not yet. The pass takes what the base does not show for gone ({@code
+     * unseenGone}), finds D's entry absent and forgets its key in the same pass. D's entry lands, and
+     * the recomputes of D's own delete no longer find it. {@code
+     * -Dgsi.history.delete-while-landing=true} puts it back into the random histories.
+     */
+    @Test
+    @Disabled("known divergence: VersionRecompute.perVersion forgets the key of a deleted version whose entry, still landing, reads as absent")
+    void should_remove_the_per_version_entry_of_a_version_deleted_while_its_batch_lands_when_a_pass_a_second_later_runs() {
+        VersionedWorld w = new VersionedWorld(new Random(1), T0, Maintainers.Mode.SERVICE);
+        long t = T0 * 1000L;
+        UUID a = Tids.fromTicks(T0 * 10_000L, 1L);
+        MemoryTrigger.Batch va = w.batch(VersionedWorld.version(new ByteBuffer[] {text("k"), Tids.bytes(a), VersionedWorld.varint(1), text("a")}, false), t, 0);
+        va.land();
+        w.repair(va.marker());
+        w.now += 100;
+        MarkerGroup deleteA = MarkerGroup.coalesce(List.of(landed(w.trigger.deleteVersion(List.of(text("k")), a, t + 100_000L)))).get(0);
+        assertThat(w.repair(deleteA)).isEqualTo(Outcome.AGAIN);
+        w.now += 1_000;
+        UUID d = Tids.fromTicks((T0 + 1_100) * 10_000L, 1L);
+        MemoryTrigger.Batch vd = w.batch(VersionedWorld.version(new ByteBuffer[] {text("k"), Tids.bytes(d), VersionedWorld.varint(2), text("d")}, false),
+                t + 1_100_000L, 0);
+        vd.base().run(); // D's base row and rows-table record; its entries still landing
+        w.now += 5;
+        MarkerGroup deleteD = MarkerGroup.coalesce(List.of(landed(w.trigger.deleteVersion(List.of(text("k")), d, t + 1_105_000L)))).get(0);
+        w.repair(deleteA.withUnseenGone()); // A's pass a second later
+        vd.entries().forEach(Runnable::run); // D's entries land
+        w.now += 100;
+        w.repair(deleteD);
+        w.now += 1_000;
+        w.repair(deleteD.withUnseenGone());
+
+        assertThat(w.versions(text("k"))).isEmpty();
+        assertThat(w.stores.entries.exists(VersionedWorld.BY_TID, List.of(Tids.bytes(d), text("k")))).as("the by_tid entry of D, deleted").isFalse();
+    }
+
+    private static Marker landed(MemoryTrigger.Batch delete) {
+        delete.land();
+        return delete.marker();
+    }
+
+    /**
      * Two writes of an unversioned row at one client timestamp T (two clients, or an application's
      * own {@code USING TIMESTAMP}): W1 sets country 'fr', W2 country 'de', age 20 both; the base keeps
      * 'fr' (of two cells at one timestamp the greater value wins). The in-node maintainer takes W2's
@@ -266,6 +349,39 @@ class KnownDivergencesTest {
         assertThat(w.value(id, "country")).isEqualTo(text("de"));
         MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(1), List.of(text("fr"), UnversionedWorld.int4(20), id));
         assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).as("by_country entry (fr, 20, u): the row's country is de").isFalse();
+    }
+
+    /**
+     * Two writes of an unversioned row, W1 (country de, age 21) then W2 (country fr, age 21), whose
+     * markers one turn of a maintainer coalesces into one group, tids W1..W2 (the node takes them 10
+     * ms after the trigger; the service coalesces them too). W1's base row and rows-table record have
+     * landed, its entry not yet. The reconcile finds (de, 21) recorded, its entry absent, so nothing
+     * to mark; the rows table's {@code _w} is W2's, the group's newest, so {@code UnversionedTable}
+     * returns DONE, where W1's marker alone would have had AGAIN (a later write shown: an earlier one
+     * may still be landing). Then W1's entry lands and matches for good. {@code
+     * -Dgsi.history.coalesce-writes=true} puts it back into the random histories.
+     */
+    @Test
+    @Disabled("known divergence: UnversionedTable judges a coalesced group by its newest write: DONE though an older write of the group is still landing")
+    void should_mark_the_entry_of_the_older_write_when_a_group_coalesces_two_writes_and_its_entry_lands_late() {
+        UnversionedWorld w = new UnversionedWorld(new Random(1), T0, Maintainers.Mode.NODE);
+        long t = T0 * 1000L;
+        ByteBuffer id = text("u");
+        MemoryTrigger.Batch w1 = w.batch(id, cells("country", text("de"), "age", UnversionedWorld.int4(21)), true, t, 0);
+        w1.base().run(); // its entry still landing
+        w.now += 20;
+        MemoryTrigger.Batch w2 = w.batch(id, cells("country", text("fr"), "age", UnversionedWorld.int4(21)), true, t + 20_000L, 0);
+        w2.land();
+        w.now += 10;
+        MarkerGroup both = MarkerGroup.coalesce(List.of(w1.marker(), w2.marker())).get(0);
+        assertThat(TableKind.of(UnversionedWorld.PLAN, w.stores.node(), new RepairCounters()).repair(both, null, w.sink(w.stores)))
+                .isEqualTo(Outcome.DONE);
+        w1.entries().forEach(Runnable::run);
+        w.now += 1_000;
+
+        assertThat(w.value(id, "country")).isEqualTo(text("fr"));
+        MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(1), List.of(text("de"), UnversionedWorld.int4(21), id));
+        assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).as("by_country entry (de, 21, u): the row's country is fr").isFalse();
     }
 
     private static Map<String, ByteBuffer> cells(Object... kv) {
