@@ -3,8 +3,17 @@ package io.cassandragsi.index.oracle;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cassandragsi.index.Tids;
+import io.cassandragsi.maintain.Marker;
+import io.cassandragsi.maintain.MarkerGroup;
+import io.cassandragsi.maintain.MemoryEntries;
+import io.cassandragsi.maintain.MemoryTrigger;
+import io.cassandragsi.maintain.Outcome;
+import io.cassandragsi.maintain.RepairCounters;
+import io.cassandragsi.maintain.TableKind;
+import io.cassandragsi.maintain.Version;
 import io.cassandragsi.oracle.IndexOracle;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,8 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Histories where {@link RandomHistoryTest} found the index and its oracle disagreeing for good,
- * each reduced to its few steps and run in a fixed order through the same trigger and service
- * simulations ({@link VersionedWorld}, {@link UnversionedWorld}) and the pure core. Each test
+ * each reduced to its few steps and run in a fixed order through the same twins and trigger
+ * ({@link VersionedWorld}, {@link UnversionedWorld}) and the repair core on the service's storage. Each test
  * asserts what Cassandra's base table says the index should hold, and fails today: disabled until
  * the main code is changed or the behaviour is documented as a limit. {@code RandomHistoryTest}
  * leaves these interleavings out by default and puts each back with a flag named here.
@@ -42,17 +51,16 @@ class KnownDivergencesTest {
     @Test
     @Disabled("known divergence: a per-version entry keeps the expiry of the version's first write (VersionRecompute.perVersion)")
     void should_keep_the_per_version_entry_when_a_version_written_with_a_ttl_is_written_again_without_one() {
-        VersionedWorld w = new VersionedWorld(new Random(1), T0);
+        VersionedWorld w = new VersionedWorld(new Random(1), T0, Maintainers.Mode.SERVICE);
         UUID tid = Tids.fromTicks(T0 * 10_000L, 1L);
         // no length: no by_length entry, whose correction at the expiry would raise the row's _w and make the pass a
         // second later write the by_tid entry above it (as happens when the by_length entry is this version's own)
-        VersionedWorld.Version v = new VersionedWorld.Version(new ByteBuffer[] {text("k"), Tids.bytes(tid), null, text("a")},
-                new boolean[] {true, true, true, true});
-        VersionedWorld.Batch first = w.batch(v, T0 * 1000L, 10); // INSERT ... USING TTL 10
+        Version v = VersionedWorld.version(new ByteBuffer[] {text("k"), Tids.bytes(tid), null, text("a")}, false);
+        MemoryTrigger.Batch first = w.batch(v, T0 * 1000L, 10); // INSERT ... USING TTL 10
         first.base().run();
         first.entries().forEach(Runnable::run);
         w.now = T0 + 500;
-        VersionedWorld.Batch again = w.batch(v, T0 * 1000L + 500_000L, 0); // the same version, no TTL, half a second later
+        MemoryTrigger.Batch again = w.batch(v, T0 * 1000L + 500_000L, 0); // the same version, no TTL, half a second later
         again.base().run();
         again.entries().forEach(Runnable::run);
         w.repair(first.marker());
@@ -60,11 +68,11 @@ class KnownDivergencesTest {
         w.now = first.expiryDue(); // the expiry marker: the service recomputes the row, then once more a second later
         w.repair(first.expiry());
         w.now += 1_000;
-        w.repair(new VersionedWorld.Marker(first.expiry().key(), tid, tid, first.expiry().flags(), first.expiry().writtenAt(), true));
+        w.repair(MarkerGroup.coalesce(List.of(first.expiry())).get(0).withUnseenGone());
 
         assertThat(w.versions(text("k"))).as("the base keeps the version: the second write's cells do not expire").hasSize(1);
         List<ByteBuffer> entry = List.of(Tids.bytes(tid), text("k"));
-        assertThat(w.index.exists(VersionedWorld.BY_TID, entry)).as("the version's by_tid entry").isTrue();
+        assertThat(w.stores.entries.exists(VersionedWorld.BY_TID, entry)).as("the version's by_tid entry").isTrue();
     }
 
     /**
@@ -81,28 +89,28 @@ class KnownDivergencesTest {
     @Test
     @Disabled("known divergence: RowReconcile.settled forgets the key of a write whose entry is still landing when its client timestamp is old")
     void should_leave_no_entry_of_a_losing_write_when_its_client_timestamp_is_old_and_its_entry_lands_late() {
-        UnversionedWorld w = new UnversionedWorld(new Random(1), T0 + 2_000);
+        UnversionedWorld w = new UnversionedWorld(new Random(1), T0 + 2_000, Maintainers.Mode.SERVICE);
         long t = (T0 + 2_000) * 1000L;
         ByteBuffer id = text("u");
-        UnversionedWorld.Batch w1 = w.batch(id, cells("country", text("de"), "age", UnversionedWorld.int4(20)), false, t, 0);
+        MemoryTrigger.Batch w1 = w.batch(id, cells("country", text("de"), "age", UnversionedWorld.int4(20)), false, t, 0);
         w1.base().run();
         w1.entries().forEach(Runnable::run);
         w.now += 10;
-        UnversionedWorld.Batch w2 = w.batch(id, cells("country", text("fr"), "age", UnversionedWorld.int4(20)), false, t - 2_000_000L, 0);
+        MemoryTrigger.Batch w2 = w.batch(id, cells("country", text("fr"), "age", UnversionedWorld.int4(20)), false, t - 2_000_000L, 0);
         w2.base().run(); // W2's base row and rows-table record; its entry is still landing
         w.repair(w2.marker());
         w2.entries().forEach(Runnable::run); // the entry lands
         w.now += 1_000;
         w.repair(w1.marker());
         w.repair(w2.marker());
-        UnversionedWorld.Batch w3 = w.batch(id, cells("name", text("n")), false, t + 1_000_000L, 0); // a later write of the row
+        MemoryTrigger.Batch w3 = w.batch(id, cells("name", text("n")), false, t + 1_000_000L, 0); // a later write of the row
         w3.base().run();
         w3.entries().forEach(Runnable::run);
         w.repair(w3.marker());
 
-        assertThat(w.base.value(id, null, "country")).isEqualTo(text("de"));
+        assertThat(w.value(id, "country")).isEqualTo(text("de"));
         List<ByteBuffer> stale = List.of(text("fr"), UnversionedWorld.int4(20), id);
-        IndexModel.Read e = w.index.read(UnversionedWorld.PLAN.indexes().get(1), stale);
+        MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(1), stale);
         assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).as("by_country entry (fr, 20, u): the row's country is de").isFalse();
     }
 
@@ -119,14 +127,14 @@ class KnownDivergencesTest {
     @Test
     @Disabled("known divergence: RowReconcile deletes the projection of a write whose base row is still landing, at its own timestamp")
     void should_keep_the_projection_of_a_write_whose_entry_lands_before_its_base_row() {
-        UnversionedWorld w = new UnversionedWorld(new Random(1), T0);
+        UnversionedWorld w = new UnversionedWorld(new Random(1), T0, Maintainers.Mode.SERVICE);
         long t = T0 * 1000L;
         ByteBuffer id = text("u");
-        UnversionedWorld.Batch w1 = w.batch(id, cells("email", text("a@x"), "name", null), false, t, 0);
+        MemoryTrigger.Batch w1 = w.batch(id, cells("email", text("a@x"), "name", null), false, t, 0);
         w1.base().run();
         w1.entries().forEach(Runnable::run);
         w.now += 100;
-        UnversionedWorld.Batch w2 = w.batch(id, cells("email", text("a@x"), "name", text("n1")), false, t + 100_000L, 0);
+        MemoryTrigger.Batch w2 = w.batch(id, cells("email", text("a@x"), "name", text("n1")), false, t + 100_000L, 0);
         w2.entries().forEach(Runnable::run); // W2's entry lands first
         w.repair(w1.marker());
         w2.base().run(); // then its base row
@@ -135,8 +143,8 @@ class KnownDivergencesTest {
         w.now += 1_000;
         w.repair(w2.marker());
 
-        assertThat(w.base.value(id, null, "name")).isEqualTo(text("n1"));
-        IndexModel.Read e = w.index.read(UnversionedWorld.PLAN.indexes().get(0), List.of(text("a@x"), id));
+        assertThat(w.value(id, "name")).isEqualTo(text("n1"));
+        MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(0), List.of(text("a@x"), id));
         assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).isTrue();
         assertThat(e.proj()).as("by_email entry (a@x, u): its projection of name").containsExactly(text("n1"));
     }
@@ -154,19 +162,19 @@ class KnownDivergencesTest {
     @Test
     @Disabled("known divergence: RowReconcile writes an entry's _tid at one timestamp with and without a TTL, and the expiring one wins")
     void should_keep_the_entry_when_a_key_cell_that_expires_is_written_again_without_a_ttl_below_the_newest_key_cell() {
-        UnversionedWorld w = new UnversionedWorld(new Random(1), T0);
+        UnversionedWorld w = new UnversionedWorld(new Random(1), T0, Maintainers.Mode.SERVICE);
         long t = T0 * 1000L;
         ByteBuffer id = text("u");
-        UnversionedWorld.Batch w1 = w.batch(id, cells("country", text("fr"), "age", UnversionedWorld.int4(20)), false, t, 5);
+        MemoryTrigger.Batch w1 = w.batch(id, cells("country", text("fr"), "age", UnversionedWorld.int4(20)), false, t, 5);
         w1.base().run();
         w1.entries().forEach(Runnable::run);
         w.now += 30;
-        UnversionedWorld.Batch w2 = w.batch(id, cells("country", text("fr")), false, t + 30_000L, 0);
+        MemoryTrigger.Batch w2 = w.batch(id, cells("country", text("fr")), false, t + 30_000L, 0);
         w2.base().run();
         w2.entries().forEach(Runnable::run);
         w.repair(w2.marker()); // sees age with its TTL: _tid at 10 x (t + 30 ms), expiring
         w.now += 10;
-        UnversionedWorld.Batch w3 = w.batch(id, cells("age", UnversionedWorld.int4(20)), false, t + 10_000L, 0);
+        MemoryTrigger.Batch w3 = w.batch(id, cells("age", UnversionedWorld.int4(20)), false, t + 10_000L, 0);
         w3.base().run();
         w3.entries().forEach(Runnable::run);
         w.repair(w3.marker()); // age without a TTL now: _tid at the same timestamp, not expiring
@@ -174,10 +182,206 @@ class KnownDivergencesTest {
         w.repair(w3.marker());
         w.now = T0 + 10_000; // W1's cells have expired; W2's and W3's have not
 
-        assertThat(w.base.value(id, null, "country")).isEqualTo(text("fr"));
-        assertThat(w.base.value(id, null, "age")).isEqualTo(UnversionedWorld.int4(20));
-        IndexModel.Read e = w.index.read(UnversionedWorld.PLAN.indexes().get(1), List.of(text("fr"), UnversionedWorld.int4(20), id));
+        assertThat(w.value(id, "country")).isEqualTo(text("fr"));
+        assertThat(w.value(id, "age")).isEqualTo(UnversionedWorld.int4(20));
+        MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(1), List.of(text("fr"), UnversionedWorld.int4(20), id));
         assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).as("by_country entry (fr, 20, u): the row has country fr and age 20").isTrue();
+    }
+
+    /**
+     * Two versions of row k in one 100-ns tick T (two writers' tids), B then C. C's batch lands its
+     * base row with its rows-table record ({@code by_tid}'s key of C in {@code _vkeys}, written at T)
+     * but not yet its entries, and C is deleted. The recompute of the delete finds C's key recorded
+     * at T, the TS of B, a remaining version: {@code VersionRecompute.perVersion} takes it for the key
+     * of a version shown (rewritten), not of one in flight, and judges it in the first pass already.
+     * Its entry reads as absent (still landing), so the key is forgotten at once. Then C's entry
+     * lands, and no recompute finds it again: {@code by_tid} keeps an entry of a version the base does
+     * not have. {@code -Dgsi.history.delete-while-landing=true} puts it back into the random
+     * histories (with the next test's shape).
+     */
+    @Test
+    @Disabled("known divergence: VersionRecompute.perVersion forgets the key of a deleted version whose entry, still landing, reads as absent;"
+            + " a same-tick version is judged in the first pass already")
+    void should_remove_the_per_version_entry_of_a_deleted_version_when_it_shares_a_tick_and_its_entry_lands_late() {
+        VersionedWorld w = new VersionedWorld(new Random(1), T0, Maintainers.Mode.SERVICE);
+        UUID b = Tids.fromTicks(T0 * 10_000L, 1L);
+        UUID c = Tids.fromTicks(T0 * 10_000L, 2L); // the same tick: the same TS
+        long t = T0 * 1000L;
+        MemoryTrigger.Batch vb = w.batch(VersionedWorld.version(new ByteBuffer[] {text("k"), Tids.bytes(b), VersionedWorld.varint(1), text("b")}, false), t, 0);
+        vb.land();
+        w.repair(vb.marker());
+        w.now += 50;
+        MemoryTrigger.Batch vc = w.batch(VersionedWorld.version(new ByteBuffer[] {text("k"), Tids.bytes(c), VersionedWorld.varint(2), text("c")}, false),
+                t + 50_000L, 0);
+        vc.base().run(); // C's base row and rows-table record; its entries still landing
+        w.now += 10;
+        MemoryTrigger.Batch delete = w.trigger.deleteVersion(List.of(text("k")), c, t + 60_000L);
+        delete.land();
+        assertThat(w.repair(delete.marker())).isEqualTo(Outcome.AGAIN);
+        vc.entries().forEach(Runnable::run); // C's entries land
+        w.now += 1_000;
+        w.repair(MarkerGroup.coalesce(List.of(delete.marker())).get(0).withUnseenGone());
+
+        assertThat(w.versions(text("k"))).extracting(Version::tid).containsExactly(b);
+        assertThat(w.stores.entries.exists(VersionedWorld.BY_TID, List.of(Tids.bytes(c), text("k")))).as("the by_tid entry of C, deleted").isFalse();
+    }
+
+    /**
+     * The same cause in the pass a second later: version A of row k is deleted, and the recompute
+     * of that delete runs ({@code AGAIN}). Before its pass a second later, version D is written and
+     * at once deleted: D's base row and rows-table record (its {@code by_tid} key in {@code _vkeys})
+     * landed, its entries not yet. The pass takes what the base does not show for gone ({@code
+     * unseenGone}), finds D's entry absent and forgets its key in the same pass. D's entry lands, and
+     * the recomputes of D's own delete no longer find it. {@code
+     * -Dgsi.history.delete-while-landing=true} puts it back into the random histories.
+     */
+    @Test
+    @Disabled("known divergence: VersionRecompute.perVersion forgets the key of a deleted version whose entry, still landing, reads as absent")
+    void should_remove_the_per_version_entry_of_a_version_deleted_while_its_batch_lands_when_a_pass_a_second_later_runs() {
+        VersionedWorld w = new VersionedWorld(new Random(1), T0, Maintainers.Mode.SERVICE);
+        long t = T0 * 1000L;
+        UUID a = Tids.fromTicks(T0 * 10_000L, 1L);
+        MemoryTrigger.Batch va = w.batch(VersionedWorld.version(new ByteBuffer[] {text("k"), Tids.bytes(a), VersionedWorld.varint(1), text("a")}, false), t, 0);
+        va.land();
+        w.repair(va.marker());
+        w.now += 100;
+        MarkerGroup deleteA = MarkerGroup.coalesce(List.of(landed(w.trigger.deleteVersion(List.of(text("k")), a, t + 100_000L)))).get(0);
+        assertThat(w.repair(deleteA)).isEqualTo(Outcome.AGAIN);
+        w.now += 1_000;
+        UUID d = Tids.fromTicks((T0 + 1_100) * 10_000L, 1L);
+        MemoryTrigger.Batch vd = w.batch(VersionedWorld.version(new ByteBuffer[] {text("k"), Tids.bytes(d), VersionedWorld.varint(2), text("d")}, false),
+                t + 1_100_000L, 0);
+        vd.base().run(); // D's base row and rows-table record; its entries still landing
+        w.now += 5;
+        MarkerGroup deleteD = MarkerGroup.coalesce(List.of(landed(w.trigger.deleteVersion(List.of(text("k")), d, t + 1_105_000L)))).get(0);
+        w.repair(deleteA.withUnseenGone()); // A's pass a second later
+        vd.entries().forEach(Runnable::run); // D's entries land
+        w.now += 100;
+        w.repair(deleteD);
+        w.now += 1_000;
+        w.repair(deleteD.withUnseenGone());
+
+        assertThat(w.versions(text("k"))).isEmpty();
+        assertThat(w.stores.entries.exists(VersionedWorld.BY_TID, List.of(Tids.bytes(d), text("k")))).as("the by_tid entry of D, deleted").isFalse();
+    }
+
+    private static Marker landed(MemoryTrigger.Batch delete) {
+        delete.land();
+        return delete.marker();
+    }
+
+    /**
+     * Two writes of an unversioned row at one client timestamp T (two clients, or an application's
+     * own {@code USING TIMESTAMP}): W1 sets country 'fr', W2 country 'de', age 20 both; the base keeps
+     * 'fr' (of two cells at one timestamp the greater value wins). The in-node maintainer takes W2's
+     * marker 10 ms after the trigger offered it, before W2's batch lands: the rows table's {@code _w}
+     * is T already (W1's), so {@code UnversionedTable} takes W2 for visible, reconciles the row without
+     * it (its key not recorded yet, its entry not written yet) and returns DONE, not AGAIN. Then W2's
+     * batch lands: its {@code by_country} entry (de, 20, u) is mirrored at T and matches, its key is
+     * recorded, and no marker is left to mark it. The service's storage does the same, but it reads a
+     * marker some 50 ms after its batch. {@code -Dgsi.history.node-ties=true} puts it back into the
+     * random histories.
+     */
+    @Test
+    @Disabled("known divergence: UnversionedTable takes a write for visible once _w equals its timestamp, which an earlier write at that timestamp set")
+    void should_mark_the_entry_of_a_write_that_lost_a_timestamp_tie_when_the_node_reads_its_marker_before_its_batch_lands() {
+        UnversionedWorld w = new UnversionedWorld(new Random(1), T0, Maintainers.Mode.NODE);
+        long t = T0 * 1000L;
+        ByteBuffer id = text("u");
+        MemoryTrigger.Batch w1 = w.batch(id, cells("country", text("fr"), "age", UnversionedWorld.int4(20)), false, t, 0);
+        w1.land();
+        assertThat(w.repair(w1.marker(), w.stores.node())).isEqualTo(Outcome.DONE);
+        w.now += 50;
+        MemoryTrigger.Batch w2 = w.batch(id, cells("country", text("de"), "age", UnversionedWorld.int4(20)), false, t, 0); // the same timestamp
+        w.now += 10; // the node's settle: W2's batch has not landed
+        assertThat(w.repair(w2.marker(), w.stores.node())).as("W2 taken for visible: _w is T already").isEqualTo(Outcome.DONE);
+        w2.land();
+        w.now += 1_000;
+
+        assertThat(w.value(id, "country")).isEqualTo(text("fr"));
+        MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(1), List.of(text("de"), UnversionedWorld.int4(20), id));
+        assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).as("by_country entry (de, 20, u): the row's country is fr").isFalse();
+    }
+
+    /**
+     * The in-node maintainer and the repair service reconcile one unversioned row at once (the node
+     * takes the plain markers, the service the flagged ones). W1 gives row u the {@code by_country}
+     * key (fr, 20), W2 moves it to (de, 20); two seconds later W3 (plain) is reconciled by the node,
+     * which finds (fr, 20) recorded over a second before the row's newest write and its entry marked,
+     * so it forgets the key ({@code RowReconcile.settled}): a rows-table write sent with its others,
+     * after the reconcile. Before it lands, W4 ({@code UPDATE ... SET country = 'fr'}, partial: the
+     * service's) gives the row (fr, 20) again, and the service, reading (fr, 20) still recorded,
+     * writes its entry without recording the key again. Then the node's forget lands. When W5 moves the
+     * row to (de, 20) again, no reconcile reads (fr, 20): its entry matches for good. {@code
+     * -Dgsi.history.node-forgets=true} puts it back into the random histories.
+     */
+    @Test
+    @Disabled("known divergence: a reconcile's ForgetKeys lands after another maintainer's reconcile read the key recorded and wrote its entry")
+    void should_mark_the_entry_of_a_key_the_node_forgets_while_the_service_writes_it_again() {
+        UnversionedWorld w = new UnversionedWorld(new Random(1), T0, Maintainers.Mode.NODE);
+        long t = T0 * 1000L;
+        ByteBuffer id = text("u");
+        MemoryTrigger.Batch w1 = w.batch(id, cells("email", text("a@x"), "country", text("fr"), "age", UnversionedWorld.int4(20)), true, t, 0);
+        w1.land();
+        w.repair(w1.marker(), w.stores.node());
+        w.now += 100;
+        MemoryTrigger.Batch w2 = w.batch(id, cells("email", text("a@x"), "country", text("de"), "age", UnversionedWorld.int4(20)), true, t + 100_000L, 0);
+        w2.land();
+        w.repair(w2.marker(), w.stores.node());
+        w.now += 2_000;
+        MemoryTrigger.Batch w3 = w.batch(id, cells("email", text("a@x"), "country", text("de"), "age", UnversionedWorld.int4(20)), true, t + 2_100_000L, 0);
+        w3.land();
+        List<Runnable> nodeWrites = new ArrayList<>(); // the node's writes, sent once its turn is computed
+        TableKind.of(UnversionedWorld.PLAN, w.stores.node(), new RepairCounters()).repair(MarkerGroup.coalesce(List.of(w3.marker())).get(0), null,
+                (index, rows) -> {
+                    index.forEach(x -> nodeWrites.add(() -> w.stores.apply(x)));
+                    rows.forEach(x -> nodeWrites.add(() -> w.stores.apply(x)));
+                });
+        MemoryTrigger.Batch w4 = w.batch(id, cells("country", text("fr")), false, t + 2_110_000L, 0);
+        w4.land();
+        assertThat(w.repair(w4.marker())).isEqualTo(Outcome.DONE); // the service, meanwhile
+        nodeWrites.forEach(Runnable::run); // the node's forget lands
+        w.now += 1_000;
+        MemoryTrigger.Batch w5 = w.batch(id, cells("country", text("de")), false, t + 3_110_000L, 0);
+        w5.land();
+        w.repair(w5.marker());
+
+        assertThat(w.value(id, "country")).isEqualTo(text("de"));
+        MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(1), List.of(text("fr"), UnversionedWorld.int4(20), id));
+        assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).as("by_country entry (fr, 20, u): the row's country is de").isFalse();
+    }
+
+    /**
+     * Two writes of an unversioned row, W1 (country de, age 21) then W2 (country fr, age 21), whose
+     * markers one turn of a maintainer coalesces into one group, tids W1..W2 (the node takes them 10
+     * ms after the trigger; the service coalesces them too). W1's base row and rows-table record have
+     * landed, its entry not yet. The reconcile finds (de, 21) recorded, its entry absent, so nothing
+     * to mark; the rows table's {@code _w} is W2's, the group's newest, so {@code UnversionedTable}
+     * returns DONE, where W1's marker alone would have had AGAIN (a later write shown: an earlier one
+     * may still be landing). Then W1's entry lands and matches for good. {@code
+     * -Dgsi.history.coalesce-writes=true} puts it back into the random histories.
+     */
+    @Test
+    @Disabled("known divergence: UnversionedTable judges a coalesced group by its newest write: DONE though an older write of the group is still landing")
+    void should_mark_the_entry_of_the_older_write_when_a_group_coalesces_two_writes_and_its_entry_lands_late() {
+        UnversionedWorld w = new UnversionedWorld(new Random(1), T0, Maintainers.Mode.NODE);
+        long t = T0 * 1000L;
+        ByteBuffer id = text("u");
+        MemoryTrigger.Batch w1 = w.batch(id, cells("country", text("de"), "age", UnversionedWorld.int4(21)), true, t, 0);
+        w1.base().run(); // its entry still landing
+        w.now += 20;
+        MemoryTrigger.Batch w2 = w.batch(id, cells("country", text("fr"), "age", UnversionedWorld.int4(21)), true, t + 20_000L, 0);
+        w2.land();
+        w.now += 10;
+        MarkerGroup both = MarkerGroup.coalesce(List.of(w1.marker(), w2.marker())).get(0);
+        assertThat(TableKind.of(UnversionedWorld.PLAN, w.stores.node(), new RepairCounters()).repair(both, null, w.sink(w.stores)))
+                .isEqualTo(Outcome.DONE);
+        w1.entries().forEach(Runnable::run);
+        w.now += 1_000;
+
+        assertThat(w.value(id, "country")).isEqualTo(text("fr"));
+        MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(1), List.of(text("de"), UnversionedWorld.int4(21), id));
+        assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).as("by_country entry (de, 21, u): the row's country is fr").isFalse();
     }
 
     private static Map<String, ByteBuffer> cells(Object... kv) {

@@ -7,6 +7,9 @@ import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.index.VersionRow;
 import io.cassandragsi.index.WriteTimestamps;
+import io.cassandragsi.maintain.MemoryEntries;
+import io.cassandragsi.maintain.Outcome;
+import io.cassandragsi.maintain.Version;
 import io.cassandragsi.oracle.IndexOracle;
 import io.cassandragsi.oracle.LwwTable;
 import java.math.BigInteger;
@@ -14,6 +17,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -29,51 +33,65 @@ import java.util.function.LongConsumer;
 import org.junit.jupiter.api.Test;
 
 /**
- * Randomized histories replayed through the pure core into the one last-write-wins model of
- * Cassandra ({@link LwwTable}), and the index that results compared with the independent oracle
- * ({@link IndexOracle}, which derives the expected index from the final history alone). Zero
- * tolerance: a missing, stale or extra entry, a wrong {@code _tid}, projection or {@code _deleted}
- * fails. The one allowance is README's "{@code _deleted} after late versions": a {@code _deleted}
- * may name a later version of the row that does not have the key (counted and printed).
+ * Randomized histories replayed into the one last-write-wins model of Cassandra ({@link LwwTable}),
+ * and the index that results compared with the independent oracle ({@link IndexOracle}, which
+ * derives the expected index from the final history alone). The sibling-diff histories call the
+ * pure core directly; the others run the maintainers as they run: the one repair core ({@link
+ * io.cassandragsi.maintain.TableKind#repair}, its reads and writes through the in-memory twins of
+ * the storage, {@code io.cassandragsi.maintain.MemoryStores}), driven by {@link Maintainers}, each
+ * history twice: on the repair service's storage alone, and with the in-node maintainer taking the
+ * plain markers and handing the rest to the service. Zero tolerance: a missing, stale or extra
+ * entry, a wrong {@code _tid}, projection or {@code _deleted} fails. The one allowance is
+ * docs/design.md section 4.2's approximate {@code _deleted}: it may name a later version of the row
+ * that does not have the key (counted and printed).
  *
  * <p>The seed comes from {@code -Dgsi.seed=N} (else a random one) and is printed; history {@code i}
  * of each test runs with seed {@code N + i}, and a failure names that seed: replaying with it runs
- * the failing history first.
+ * the failing history first, and a failing history runs again with its log printed (the client's
+ * statements, each repair with its outcome and writes, the tables at the end).
  *
  * <p>What it covers:
  * <ul>
  *   <li><b>Sibling diffs</b> ({@link TablePlan#derive}, {@link TablePlan#diff}) on {@code
  *       revisions}: one writer in tid order (exact), and any order: old tids, retries of a tid,
  *       tids 100 ns apart, A-B-A flips, partial writes, diffs run late, twice, in any order.
- *   <li><b>Deletes, expiries and recompute</b> ({@link VersionedWorld}: {@code
- *       VersionRecompute.needsRecompute}, {@code recompute}, {@code perVersion}, and the diff): row,
- *       range and partition deletes of versions, versions written with a TTL that expire, deleted
- *       versions written again, retries with the same or another timestamp, late (old) tids, partial
- *       writes, and <b>same-tick tids</b> (two versions of a row in one 100-ns tick, whose cells tie
- *       at one TS: the diff hands such rows to a recompute, README "Rewrites and ties"). The trigger's
- *       batch lands mutation by mutation, markers are read late, twice, retried, taken for gone after
- *       20 s, recomputed again a second later; the service's writes land in any order, some twice.
- *       Both indexes of {@code revisions} are judged: {@code by_length} (one entry per row across
- *       versions, with its projection) and {@code by_tid} (one entry per version).
- *   <li><b>Unversioned reconcile</b> ({@link UnversionedWorld}: {@code RowReconcile.reconcile} and
- *       {@code settled}) on {@code users}: inserts, partial updates, nulls, column and row deletes,
- *       TTLs, client timestamps out of order and tied, retries; mirrored entries from the trigger
- *       and the service's reconciles, in any order.
+ *   <li><b>Versioned maintenance</b> ({@link VersionedWorld}: {@code VersionedTable}'s diff,
+ *       prefetch, rewrite detection and recompute, whole partitions included) on {@code revisions}:
+ *       row, range and partition deletes of versions, versions written with a TTL that expire,
+ *       deleted versions written again, retries with the same or another timestamp, late (old)
+ *       tids, partial writes, and <b>same-tick tids</b> (two versions of a row in one 100-ns tick,
+ *       whose cells tie at one TS: docs/design.md section 6.3). Both indexes are judged: {@code
+ *       by_length} (one entry per row across versions, with its projection) and {@code by_tid} (one
+ *       entry per version).
+ *   <li><b>Unversioned maintenance</b> ({@link UnversionedWorld}: {@code UnversionedTable} and
+ *       {@code Reconcile}) on {@code users}: inserts, partial updates, nulls, column and row
+ *       deletes, TTLs, client timestamps out of order and tied, retries.
+ *   <li><b>The maintainers' schedule</b> ({@link Maintainers}): the trigger's batch lands mutation by
+ *       mutation within 20 ms; the service reads markers late, sometimes twice, coalesces them by
+ *       row, prefetches the plain ones, retries RETRY with backoff, recomputes a diff still invisible
+ *       after 20 s, runs AGAIN once more a second later with {@code withUnseenGone}; the node
+ *       maintainer takes plain markers 10 ms after the trigger, in turns, retries, hands off
+ *       HANDOFF (and RETRY after 5 s) to the service as a new marker, and runs its AGAIN pass. A
+ *       step's writes are sent together once its repairs are computed and land within 20 ms ({@code
+ *       -Dgsi.history.land-within=N}), in a random order, some twice, while the client, the trigger
+ *       and the other maintainer go on.
  * </ul>
  *
  * <p>What it leaves out, and why:
  * <ul>
  *   <li>the diff-only histories keep every version in a tick of its own: without a recompute, two
- *       tids of one tick tie at one TS and Cassandra's tie rule, not the tid order, decides (README);
- *       the recompute histories cover them;
- *   <li>in-place rewrites of a version with other values (the README's Limits list the cases the
- *       service leaves to {@code check --fix}), conditional writes (their SERIAL reads are the
- *       service's, not the core's), oversized keys and mutations (unit-tested in {@code
- *       TablePlanTest}), tables whose row is not a whole partition;
- *   <li>the index is judged once the service has drained and every TTL has run out, not at moments
- *       in between: the service's own rewrites of an unversioned entry outlive its cells by up to
- *       two seconds (README), and a versioned row whose newest version expired waits for its marker;
- *   <li>four interleavings that make the index disagree with the base for good today, each reduced
+ *       tids of one tick tie at one TS and Cassandra's tie rule, not the tid order, decides
+ *       (docs/design.md section 4.1); the maintenance histories cover them;
+ *   <li>in-place rewrites of a version with other values (docs/limits.md lists the cases the service
+ *       leaves to {@code check --fix}), conditional writes (their SERIAL reads have no meaning in one
+ *       replica; {@code VersionedTableTest} and {@code UnversionedTableTest} cover their
+ *       orchestration), oversized keys and mutations (unit-tested in {@code TablePlanTest}), tables
+ *       whose row is not a whole partition (the orchestration tests have one each), two threads of
+ *       one maintainer repairing one row at once;
+ *   <li>the index is judged once the maintainers have drained and every TTL has run out, not at
+ *       moments in between: the service's own rewrites of an unversioned entry outlive its cells by
+ *       up to two seconds, and a versioned row whose newest version expired waits for its marker;
+ *   <li>eight interleavings that make the index disagree with the base for good today, each reduced
  *       to a few steps in {@link KnownDivergencesTest} (disabled) and off by default here, with a
  *       flag that puts it back: a version written again with a longer TTL or none after a write
  *       with a TTL ({@code -Dgsi.history.ttl-rewrites=true}: its per-version entry expires with the
@@ -83,9 +101,23 @@ import org.junit.jupiter.api.Test;
  *       -Dgsi.history.entries-first=true}: a reconcile in between deletes its projection for good);
  *       TTLs on the cells of a two-cell unversioned key ({@code
  *       -Dgsi.history.composite-key-ttl=true}: an entry's {@code _tid} written at one timestamp with
- *       and without a TTL expires). Off, unversioned entries land after their base row (still
- *       within 20 ms, in any order among themselves), tied timestamps come from the last 0.9 s, and
- *       unversioned TTLs go on statements that write email (and name), not country or age.
+ *       and without a TTL expires); an unversioned write whose client timestamp ties an earlier
+ *       write's, its marker read by the node maintainer before its batch lands ({@code
+ *       -Dgsi.history.node-ties=true}: taken for visible, the losing write's entry matches for
+ *       good); the node maintainer forgetting an unversioned key while the service writes its entry
+ *       again ({@code -Dgsi.history.node-forgets=true}: the forget lands after the service read the
+ *       key recorded); a version deleted while its batch still lands ({@code
+ *       -Dgsi.history.delete-while-landing=true}: a recompute reads its per-version entry absent and
+ *       forgets its key, and the entry lands for good); the markers of two unversioned writes of a row coalesced into
+ *       one group while the older write's entry still lands ({@code
+ *       -Dgsi.history.coalesce-writes=true}: the group is DONE by its newest write, and the entry
+ *       matches for good). Off, unversioned entries land after their base row (still
+ *       within 20 ms, in any order among themselves), tied timestamps come from the last 0.9 s,
+ *       unversioned TTLs go on statements that write email (and name), not country or age, a
+ *       versioned delete lands after the batches of its row still landing, each unversioned
+ *       marker is a group of its own, and in node mode a
+ *       batch whose timestamp ties lands within the node's settle and the unversioned maintainers'
+ *       steps land their writes as they end.
  * </ul>
  *
  * <p>{@code -Dgsi.history.scale=K} runs K times as many histories (a soak).
@@ -104,6 +136,9 @@ class RandomHistoryTest {
 
     /** {@code -Dgsi.history.scale=K} runs K times as many histories (a longer soak), 1 by default. */
     private static final int SCALE = Integer.getInteger("gsi.history.scale", 1);
+    /** Histories per maintainer mode of the versioned and of the unversioned table. */
+    private static final int VERSIONED = 1000;
+    private static final int UNVERSIONED = 1500;
 
     /** Runs {@code n} (times the scale) histories, history i with seed SEED + i; a failure names its seed. */
     private static void histories(String what, int n, LongConsumer history) {
@@ -166,12 +201,12 @@ class RandomHistoryTest {
         Random rnd = new Random(seed);
         TablePlan plan = VersionedWorld.PLAN;
         IndexOracle oracle = new IndexOracle(VersionedWorld.DEF);
-        IndexModel model = new IndexModel(plan.indexes(), () -> START_MILLIS);
+        MemoryEntries model = new MemoryEntries(plan.indexes(), () -> START_MILLIS);
         int keys = 1 + rnd.nextInt(4);
         int writes = 5 + rnd.nextInt(40);
         long clock = 1_000_000;
         Map<List<ByteBuffer>, TreeMap<UUID, VersionRow>> visible = new HashMap<>();
-        Map<UUID, VersionedWorld.Version> complete = new HashMap<>();
+        Map<UUID, Version> complete = new HashMap<>();
         List<Runnable> deferred = new ArrayList<>();
         List<UUID> used = new ArrayList<>();
         Set<Long> ticks = new HashSet<>();
@@ -193,21 +228,21 @@ class RandomHistoryTest {
                 tid = Tids.fromTicks(clock, rnd.nextLong());
             }
             used.add(tid);
-            VersionedWorld.Version version = complete.get(tid); // a retry writes the same values again
+            Version version = complete.get(tid); // a retry writes the same values again
             if (version == null) {
                 ByteBuffer[] values = {text(key), Tids.bytes(tid),
                     rnd.nextInt(6) == 0 ? null : ByteBuffer.wrap(BigInteger.valueOf(rnd.nextInt(3)).toByteArray()), text("v" + w)};
-                version = new VersionedWorld.Version(values, new boolean[] {true, true, true, true});
+                version = VersionedWorld.version(values, false);
                 complete.put(tid, version);
             }
-            VersionedWorld.Version carried = version;
+            Version carried = version;
             if (rnd.nextInt(8) == 0) { // a partial write: it omits length (the stored version has it)
-                carried = new VersionedWorld.Version(version.values(), new boolean[] {true, true, false, true});
+                carried = VersionedWorld.version(version.values(), true);
             }
             oracle.write(version.values());
             List<ByteBuffer> rowKey = List.of(version.values()[0]);
-            VersionedWorld.Version stored = version;
-            VersionedWorld.Version asWritten = carried;
+            Version stored = version;
+            Version asWritten = carried;
             UUID t = tid;
             Runnable trigger = () -> {
                 visible.computeIfAbsent(rowKey, k -> new TreeMap<>(Tids::compare)).put(t, stored);
@@ -253,12 +288,11 @@ class RandomHistoryTest {
      * The index model against the oracle, for a versioned table; returns how many entries have a
      * later non-matching {@code _deleted} (the one allowance).
      */
-    static int compareVersioned(IndexOracle oracle, IndexModel model, List<IndexPlan> indexes) {
+    static int compareVersioned(IndexOracle oracle, MemoryEntries model, List<IndexPlan> indexes) {
         int later = 0;
         for (IndexPlan p : indexes) {
             String name = p.index().name();
             Map<List<ByteBuffer>, IndexOracle.Entry> expected = oracle.expected(name);
-            LwwTable t = model.table(p);
             if (p.perVersion()) {
                 Set<List<ByteBuffer>> got = new HashSet<>();
                 for (List<ByteBuffer> k : model.keys(p)) {
@@ -279,8 +313,9 @@ class RandomHistoryTest {
             all.addAll(model.keys(p));
             for (List<ByteBuffer> k : all) {
                 IndexOracle.Entry e = expected.get(k);
-                UUID tid = uuid(t.value(k, null, IndexModel.TID));
-                UUID deleted = uuid(t.value(k, null, IndexModel.DELETED));
+                MemoryEntries.Read read = model.read(p, k);
+                UUID tid = read.tid();
+                UUID deleted = read.deleted();
                 boolean matches = IndexOracle.matches(tid, deleted, null);
                 String what = "index " + name + " entry " + show(k) + " (_tid " + tid + ", _deleted " + deleted + ")";
                 if (e == null) {
@@ -299,7 +334,7 @@ class RandomHistoryTest {
                 List<String> proj = new ArrayList<>();
                 List<String> want = new ArrayList<>();
                 for (int i = 0; i < e.proj().size(); i++) {
-                    proj.add(show(t.value(k, null, IndexModel.proj(i))));
+                    proj.add(show(read.proj().get(i)));
                     want.add(show(e.proj().get(i)));
                 }
                 assertThat(proj).as("%s: projections of the _tid version", what).isEqualTo(want);
@@ -318,17 +353,40 @@ class RandomHistoryTest {
         int[] later = {0};
         histories("diffs in any order", 3000, seed -> later[0] += diffsOnly(seed, false));
         System.out.println("RandomHistoryTest diffs in any order: entries whose _deleted is a later non-matching version"
-                + " (README, _deleted after late versions): " + later[0]);
+                + " (docs/design.md section 4.2, _deleted after late versions): " + later[0]);
     }
 
     // ----- deletes, expiries, recompute
+
+    /** What the maintainers did over many histories: outcomes on the service's and the node's storage, hand-offs, prefetched groups, rewrites. */
+    static final class Repairs {
+        final Map<Outcome, Long> service = new EnumMap<>(Outcome.class);
+        final Map<Outcome, Long> node = new EnumMap<>(Outcome.class);
+        long handedOff;
+        long prefetched;
+        long rewrites;
+
+        void add(Maintainers m) {
+            m.serviceOutcomes.forEach((o, n) -> service.merge(o, (long) n, Long::sum));
+            m.nodeOutcomes.forEach((o, n) -> node.merge(o, (long) n, Long::sum));
+            handedOff += m.handedOff;
+            prefetched += m.counters.prefetched.sum();
+            rewrites += m.counters.rewrites.sum();
+            assertThat(m.gaveUp).as("groups the service gave up on").isZero();
+        }
+
+        @Override
+        public String toString() {
+            return "service " + service + ", node " + node + ", handed off " + handedOff + ", prefetched " + prefetched + ", rewrites " + rewrites;
+        }
+    }
 
     /**
      * What the versioned histories went through, summed and printed, so that a change that stops
      * them from covering something shows: histories, client writes, row, range and partition deletes,
      * versions written with a TTL, same-tick tids written, rows left with two remaining versions in
-     * one tick, diffs, recomputes, entries judged (one entry per row; per version), entries expected
-     * marked, and entries whose {@code _deleted} is a later non-matching version.
+     * one tick, what the maintainers did, entries judged (one entry per row; per version), entries
+     * expected marked, and entries whose {@code _deleted} is a later non-matching version.
      */
     static final class Coverage {
         long histories;
@@ -337,8 +395,7 @@ class RandomHistoryTest {
         long expiring;
         long sameTickWritten;
         long sameTickRemaining;
-        long diffs;
-        long recomputes;
+        final Repairs repairs = new Repairs();
         long entries;
         long perVersionEntries;
         long marked;
@@ -348,19 +405,19 @@ class RandomHistoryTest {
         public String toString() {
             return histories + " histories, " + writes + " writes, " + deletes + " deletes (row, range, partition), " + expiring
                     + " written with a TTL, " + sameTickWritten + " same-tick tids written (" + sameTickRemaining
-                    + " rows end with two remaining versions in one tick); service: " + diffs + " diffs, " + recomputes + " recomputes; judged: "
-                    + entries + " entries of by_length (" + marked + " expected marked), " + perVersionEntries + " of by_tid; a later"
-                    + " non-matching _deleted: " + later;
+                    + " rows end with two remaining versions in one tick); repairs: " + repairs + "; judged: " + entries
+                    + " entries of by_length (" + marked + " expected marked), " + perVersionEntries + " of by_tid; a later non-matching _deleted: "
+                    + later;
         }
     }
 
     /** One versioned history with deletes and expiries, counted into {@code coverage}. A failure reruns it to print its log. */
-    static void versioned(long seed, Coverage coverage) {
+    static void versioned(long seed, Maintainers.Mode mode, Coverage coverage) {
         try {
-            versioned(seed, coverage, false);
+            versioned(seed, mode, coverage, false);
         } catch (AssertionError e) {
             try {
-                versioned(seed, new Coverage(), true);
+                versioned(seed, mode, new Coverage(), true);
             } catch (AssertionError again) {
                 throw new AssertionError(again.getMessage(), e);
             }
@@ -368,9 +425,9 @@ class RandomHistoryTest {
         }
     }
 
-    private static void versioned(long seed, Coverage coverage, boolean logging) {
+    private static void versioned(long seed, Maintainers.Mode mode, Coverage coverage, boolean logging) {
         Random rnd = new Random(seed);
-        VersionedWorld w = new VersionedWorld(rnd, START_MILLIS);
+        VersionedWorld w = new VersionedWorld(rnd, START_MILLIS, mode);
         w.logging = logging;
         int keys = 1 + rnd.nextInt(3);
         int ops = 5 + rnd.nextInt(50);
@@ -381,9 +438,9 @@ class RandomHistoryTest {
             w.at(at, () -> w.clientStep(keys, step));
         }
         w.drain();
-        // judged once every TTL has run out and the service has drained
+        // judged once every TTL has run out and the maintainers have drained
         long last = w.now;
-        for (LwwTable t : List.of(w.base, w.rows)) {
+        for (LwwTable t : List.of(w.stores.base.table, w.stores.records.table)) {
             for (LwwTable.Cell c : t.expiringCells()) {
                 last = Math.max(last, c.localDeletionTime() * 1000 + 1000);
             }
@@ -391,11 +448,9 @@ class RandomHistoryTest {
         w.now = last;
         w.drain();
         IndexOracle oracle = new IndexOracle(VersionedWorld.DEF);
-        for (LwwTable.RowKey r : w.base.rows()) {
-            if (w.base.exists(r.partition(), r.clustering())) {
-                ByteBuffer key = (ByteBuffer) r.partition();
-                UUID tid = (UUID) r.clustering();
-                oracle.write(key, Tids.bytes(tid), w.base.value(key, tid, "length"), w.base.value(key, tid, "value"));
+        for (ByteBuffer key : new LinkedHashSet<>(w.written.values().stream().map(v -> v.values()[0]).toList())) {
+            for (Version v : w.versions(key)) {
+                oracle.write(v.values());
             }
         }
         coverage.histories++;
@@ -403,8 +458,7 @@ class RandomHistoryTest {
         coverage.deletes += w.deletes;
         coverage.expiring += w.expiring;
         coverage.sameTickWritten += w.sameTicks;
-        coverage.diffs += w.diffs;
-        coverage.recomputes += w.recomputes;
+        coverage.repairs.add(w.maintainers);
         for (NavigableMap<UUID, List<ByteBuffer>> versions : oracle.rows().values()) {
             UUID previous = null;
             for (UUID t : versions.keySet()) {
@@ -420,21 +474,33 @@ class RandomHistoryTest {
         coverage.marked += byLength.values().stream().filter(e -> e.deleted() != null).count();
         coverage.perVersionEntries += oracle.expected("by_tid").size();
         try {
-            coverage.later += compareVersioned(oracle, w.index, VersionedWorld.PLAN.indexes());
+            coverage.later += compareVersioned(oracle, w.stores.entries, VersionedWorld.PLAN.indexes());
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + (logging ? "\nhistory (millis, what):\n" + String.join("\n", w.log) + "\nat " + w.now
-                    + ", base:\n" + w.base + "index:\n" + w.index + "rows:\n" + w.rows : ""), e);
+                    + ", base:\n" + w.stores.base.table + "index:\n" + w.stores.entries + "rows:\n" + w.stores.records.table : ""), e);
         }
     }
 
     @Test
     void should_match_the_oracle_when_versions_are_deleted_expire_and_come_back_and_the_service_recomputes() {
         Coverage coverage = new Coverage();
-        histories("versioned deletes", 1000, seed -> versioned(seed, coverage));
-        System.out.println("RandomHistoryTest versioned deletes: " + coverage);
+        histories("versioned deletes, service", VERSIONED, seed -> versioned(seed, Maintainers.Mode.SERVICE, coverage));
+        System.out.println("RandomHistoryTest versioned deletes, service: " + coverage);
         assertThat(coverage.sameTickRemaining).as("histories that end with same-tick siblings").isPositive();
         assertThat(coverage.deletes).isPositive();
         assertThat(coverage.expiring).isPositive();
+        assertThat(coverage.repairs.service).containsKeys(Outcome.DONE, Outcome.RETRY, Outcome.AGAIN);
+        assertThat(coverage.repairs.prefetched).isPositive();
+    }
+
+    @Test
+    void should_match_the_oracle_when_the_node_maintainer_diffs_and_hands_the_rest_to_the_service() {
+        Coverage coverage = new Coverage();
+        histories("versioned deletes, node", VERSIONED, seed -> versioned(seed, Maintainers.Mode.NODE, coverage));
+        System.out.println("RandomHistoryTest versioned deletes, node: " + coverage);
+        assertThat(coverage.repairs.node).containsKeys(Outcome.DONE, Outcome.RETRY, Outcome.HANDOFF);
+        assertThat(coverage.repairs.handedOff).isPositive();
+        assertThat(coverage.repairs.rewrites).isPositive();
     }
 
     // ----- unversioned reconcile
@@ -446,25 +512,25 @@ class RandomHistoryTest {
         long deletes;
         long expiring;
         long ties;
-        long reconciles;
+        final Repairs repairs = new Repairs();
         long entries;
         long notMatching;
 
         @Override
         public String toString() {
             return histories + " histories, " + statements + " statements, " + deletes + " row deletes, " + expiring + " with a TTL, " + ties
-                    + " with a tied timestamp; " + reconciles + " reconciles; judged: " + entries + " matching entries, " + notMatching
+                    + " with a tied timestamp; repairs: " + repairs + "; judged: " + entries + " matching entries, " + notMatching
                     + " entries that must not match";
         }
     }
 
     /** One unversioned history, counted into {@code coverage}; a failure reruns it to print its log. */
-    static void unversioned(long seed, UnversionedCoverage coverage) {
+    static void unversioned(long seed, Maintainers.Mode mode, UnversionedCoverage coverage) {
         try {
-            unversioned(seed, coverage, false);
+            unversioned(seed, mode, coverage, false);
         } catch (AssertionError e) {
             try {
-                unversioned(seed, new UnversionedCoverage(), true);
+                unversioned(seed, mode, new UnversionedCoverage(), true);
             } catch (AssertionError again) {
                 throw new AssertionError(again.getMessage(), e);
             }
@@ -472,9 +538,9 @@ class RandomHistoryTest {
         }
     }
 
-    private static void unversioned(long seed, UnversionedCoverage coverage, boolean logging) {
+    private static void unversioned(long seed, Maintainers.Mode mode, UnversionedCoverage coverage, boolean logging) {
         Random rnd = new Random(seed);
-        UnversionedWorld w = new UnversionedWorld(rnd, START_MILLIS);
+        UnversionedWorld w = new UnversionedWorld(rnd, START_MILLIS, mode);
         w.logging = logging;
         int ids = 1 + rnd.nextInt(3);
         int ops = 5 + rnd.nextInt(40);
@@ -484,9 +550,11 @@ class RandomHistoryTest {
             w.at(at, () -> w.clientStep(ids));
         }
         w.drain();
-        // judged once every TTL has run out (the service's own rewrites outlive a cell by up to 2 s) and the service has drained
+        // judged once every TTL has run out (the service's own rewrites outlive a cell by up to 2 s) and the maintainers have drained
         long last = w.now;
-        for (LwwTable t : List.of(w.base, w.index.table(UnversionedWorld.PLAN.indexes().get(0)), w.index.table(UnversionedWorld.PLAN.indexes().get(1)))) {
+        List<LwwTable> tables = new ArrayList<>(List.of(w.stores.current.table));
+        UnversionedWorld.PLAN.indexes().forEach(p -> tables.add(w.stores.entries.table(p)));
+        for (LwwTable t : tables) {
             for (LwwTable.Cell c : t.expiringCells()) {
                 last = Math.max(last, c.localDeletionTime() * 1000 + 1000);
             }
@@ -494,12 +562,11 @@ class RandomHistoryTest {
         w.now = last;
         w.drain();
         IndexOracle oracle = new IndexOracle(UnversionedWorld.DEF);
-        for (LwwTable.RowKey r : w.base.rows()) {
-            ByteBuffer id = (ByteBuffer) r.partition();
+        for (LwwTable.RowKey r : w.stores.current.table.rows()) {
             List<IndexOracle.Cell> cells = new ArrayList<>();
-            cells.add(new IndexOracle.Cell(id, Long.MIN_VALUE));
+            cells.add(new IndexOracle.Cell(((List<?>) r.partition()).get(0) instanceof ByteBuffer id ? id : null, Long.MIN_VALUE));
             for (String c : UnversionedWorld.COLUMNS.subList(1, UnversionedWorld.COLUMNS.size())) {
-                LwwTable.Cell cell = w.base.liveCell(id, null, c);
+                LwwTable.Cell cell = w.stores.current.table.liveCell(r.partition(), r.clustering(), c);
                 cells.add(cell == null ? IndexOracle.Cell.NONE : new IndexOracle.Cell(cell.value(), cell.timestamp()));
             }
             oracle.row(cells);
@@ -509,32 +576,32 @@ class RandomHistoryTest {
         coverage.deletes += w.deletes;
         coverage.expiring += w.expiring;
         coverage.ties += w.ties;
-        coverage.reconciles += w.reconciles;
+        coverage.repairs.add(w.maintainers);
         for (IndexPlan p : UnversionedWorld.PLAN.indexes()) {
             int expected = oracle.expected(p.index().name()).size();
             coverage.entries += expected;
-            coverage.notMatching += new HashSet<>(w.index.keys(p)).size() - expected;
+            coverage.notMatching += new HashSet<>(w.stores.entries.keys(p)).size() - expected;
         }
         try {
-            compareUnversioned(oracle, w.index, UnversionedWorld.PLAN.indexes());
+            compareUnversioned(oracle, w.stores.entries, UnversionedWorld.PLAN.indexes());
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + (logging ? "\nhistory (millis, what):\n" + String.join("\n", w.log) + "\nat " + w.now
-                    + ", base:\n" + w.base + "index:\n" + w.index + "rows:\n" + w.rows : ""), e);
+                    + ", base:\n" + w.stores.current.table + "index:\n" + w.stores.entries + "rows:\n" + w.stores.records.table : ""), e);
         }
     }
 
     /** The index model against the oracle, for an unversioned table. */
-    static void compareUnversioned(IndexOracle oracle, IndexModel model, List<IndexPlan> indexes) {
+    static void compareUnversioned(IndexOracle oracle, MemoryEntries model, List<IndexPlan> indexes) {
         for (IndexPlan p : indexes) {
             String name = p.index().name();
             Map<List<ByteBuffer>, IndexOracle.Entry> expected = oracle.expected(name);
-            LwwTable t = model.table(p);
             Set<List<ByteBuffer>> all = new LinkedHashSet<>(expected.keySet());
             all.addAll(model.keys(p));
             for (List<ByteBuffer> k : all) {
                 IndexOracle.Entry e = expected.get(k);
-                UUID tid = uuid(t.value(k, null, IndexModel.TID));
-                UUID deleted = uuid(t.value(k, null, IndexModel.DELETED));
+                MemoryEntries.Read read = model.read(p, k);
+                UUID tid = read.tid();
+                UUID deleted = read.deleted();
                 boolean matches = IndexOracle.matches(tid, deleted, null);
                 String what = "index " + name + " entry " + show(k) + " (_tid " + Simulation.tid(tid) + ", _deleted " + Simulation.tid(deleted) + ")";
                 if (e == null) {
@@ -550,7 +617,7 @@ class RandomHistoryTest {
                 List<String> proj = new ArrayList<>();
                 List<String> want = new ArrayList<>();
                 for (int i = 0; i < e.proj().size(); i++) {
-                    proj.add(show(t.value(k, null, IndexModel.proj(i))));
+                    proj.add(show(read.proj().get(i)));
                     want.add(show(e.proj().get(i)));
                 }
                 assertThat(proj).as("%s: projections", what).isEqualTo(want);
@@ -561,7 +628,16 @@ class RandomHistoryTest {
     @Test
     void should_match_the_oracle_when_unversioned_rows_are_rewritten_deleted_and_expire_and_the_service_reconciles() {
         UnversionedCoverage coverage = new UnversionedCoverage();
-        histories("unversioned reconcile", 1500, seed -> unversioned(seed, coverage));
-        System.out.println("RandomHistoryTest unversioned reconcile: " + coverage);
+        histories("unversioned reconcile, service", UNVERSIONED, seed -> unversioned(seed, Maintainers.Mode.SERVICE, coverage));
+        System.out.println("RandomHistoryTest unversioned reconcile, service: " + coverage);
+        assertThat(coverage.repairs.service).containsKeys(Outcome.DONE, Outcome.AGAIN);
+    }
+
+    @Test
+    void should_match_the_oracle_when_the_node_maintainer_reconciles_and_hands_the_rest_to_the_service() {
+        UnversionedCoverage coverage = new UnversionedCoverage();
+        histories("unversioned reconcile, node", UNVERSIONED, seed -> unversioned(seed, Maintainers.Mode.NODE, coverage));
+        System.out.println("RandomHistoryTest unversioned reconcile, node: " + coverage);
+        assertThat(coverage.repairs.node).containsKeys(Outcome.DONE, Outcome.RETRY, Outcome.AGAIN);
     }
 }
