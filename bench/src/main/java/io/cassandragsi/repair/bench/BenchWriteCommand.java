@@ -7,7 +7,6 @@ import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import io.cassandragsi.conf.LocalCluster;
 import io.cassandragsi.repair.cli.CommandFailedException;
 import io.cassandragsi.repair.cli.GsiCommand;
-import io.cassandragsi.schema.QueueLayout;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,8 +23,6 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -52,113 +49,13 @@ import picocli.CommandLine.Spec;
                     + " (warm-up 10 s + 2 rounds of 10 s: fine for a smoke test, noisy as a measurement). Other load on"
                     + " the machine shows in the results: the progress lines report it as 'other load'."})
 public final class BenchWriteCommand implements Callable<Integer> {
-    static final int DEFAULT_PHASE_SECONDS = 45;
-    static final int DEFAULT_ROUNDS = 3;
-    static final int DEFAULT_WARMUP_SECONDS = 20;
-    static final int DEFAULT_SETTLE_SECONDS = 60;
-    static final int QUICK_PHASE_SECONDS = 10;
-    static final int QUICK_ROUNDS = 2;
-    static final int QUICK_WARMUP_SECONDS = 10;
-    static final int QUICK_SETTLE_SECONDS = 20;
     static final String TRIGGER_JAR = "trigger/target/cassandra-gsi-trigger.jar";
     private static final Duration DRAIN = Duration.ofSeconds(30);
     private static final Duration DDL_TIMEOUT = Duration.ofSeconds(60);
     private static final int VERIFY_WRITES = 20;
 
-    @Option(names = "--quick", description = "Short run: warm-up 10 s, 2 rounds of 10 s phases, compaction wait at most 20 s.")
-    boolean quick;
-
-    @Option(names = "--phase-seconds", paramLabel = "S",
-            description = "Length of each measured phase (default: " + DEFAULT_PHASE_SECONDS + ", --quick: " + QUICK_PHASE_SECONDS + ").")
-    Integer phaseSeconds;
-
-    @Option(names = "--rounds", paramLabel = "N",
-            description = "Measured rounds over all variants (default: " + DEFAULT_ROUNDS + ", --quick: " + QUICK_ROUNDS + ").")
-    Integer rounds;
-
-    @Option(names = "--warmup-seconds", paramLabel = "S",
-            description = "Length of each phase of the warm-up round; 0 skips it (default: " + DEFAULT_WARMUP_SECONDS
-                    + ", --quick: " + QUICK_WARMUP_SECONDS + ").")
-    Integer warmupSeconds;
-
-    @Option(names = "--variants", paramLabel = "LIST",
-            description = "Comma-separated variants in the order of a round (default: unindexed,gsi-1,gsi-3,gsi-1-e2e,gsi-3-e2e,"
-                    + "gsi-1-node-e2e,mv,mv-3,sai,logged-batch,unindexed-u,gsi-1-u,mv-u,gsi-1-u-node-e2e;"
-                    + " also gsi-1-u-e2e, the unversioned table in service mode, end to end; the profiling aids trigger-only, the trigger installed on a table without index tables, and"
-                    + " batch-as-trigger, a client logged batch of exactly the mutations gsi-1's trigger adds; on the unversioned"
-                    + " table rows-table-u, the base row and gsi-1-u's rows-table row in one mutation, and batch-as-trigger-u, a"
-                    + " client logged batch of what gsi-1-u's trigger adds).")
-    String variants;
-
-    @Option(names = "--settle-seconds", paramLabel = "S",
-            description = "Longest wait for compactions after each phase's flush (default: " + DEFAULT_SETTLE_SECONDS
-                    + ", --quick: " + QUICK_SETTLE_SECONDS + ").")
-    Integer settleSeconds;
-
-    @Option(names = "--in-flight", paramLabel = "N", defaultValue = "128",
-            description = "Writes in flight (default: ${DEFAULT-VALUE}).")
-    int inFlight;
-
-    @Option(names = "--keys", paramLabel = "N", defaultValue = "20000",
-            description = "Distinct partition keys, the same for every variant; on the unversioned table of the -u variants"
-                    + " a write of a key written before overwrites its row (default: ${DEFAULT-VALUE}).")
-    int keys;
-
-    @Option(names = "--indexed-values", paramLabel = "N", defaultValue = "1000",
-            description = "Distinct values of each indexed column (default: ${DEFAULT-VALUE}).")
-    int indexedValues;
-
-    @Option(names = "--value-bytes", paramLabel = "N", defaultValue = "200",
-            description = "Size of the value column (default: ${DEFAULT-VALUE}).")
-    int valueBytes;
-
-    @Option(names = "--seed", paramLabel = "N", defaultValue = "20250101",
-            description = "Seed of the generated writes (default: ${DEFAULT-VALUE}).")
-    long seed;
-
-    @Option(names = "--queue-shards", paramLabel = "N", defaultValue = "" + QueueLayout.DEFAULT_SHARDS,
-            description = "Shards of the work queue gsi.queue the trigger variants write a marker to per write; markers of"
-                    + " a 10-s bucket share one partition per shard (default: ${DEFAULT-VALUE}, as gsi schema apply makes it).")
-    int queueShards;
-
-    @Option(names = "--nodes", paramLabel = "N", defaultValue = "1",
-            description = "1, or 3: a local three-node cluster (node i on the address of --address plus i), keyspaces at RF=3,"
-                    + " every write and read at LOCAL_QUORUM for every variant; results in target/bench/write-3.json. The nodes"
-                    + " share this machine's cores, so the figures measure the cluster's total CPU per write, which is what its"
-                    + " size depends on (default: ${DEFAULT-VALUE}).")
-    int nodes;
-
-    @Option(names = "--address", paramLabel = "IP", defaultValue = "127.0.0.1",
-            description = "Address of the (first) node; must be free (default: ${DEFAULT-VALUE}).")
-    String address;
-
-    @Option(names = "--jmx-port", paramLabel = "PORT", defaultValue = "7199",
-            description = "JMX port of the node on 127.0.0.1; must be free (default: ${DEFAULT-VALUE}).")
-    int jmxPort;
-
-    @Option(names = "--heap", paramLabel = "SIZE", defaultValue = "1G",
-            description = "Heap of the node (default: ${DEFAULT-VALUE}).")
-    String heap;
-
-    @Option(names = "--work", paramLabel = "DIR",
-            description = "Directory of the node's data and logs; its node0/ is wiped at start (default: target/bench/node"
-                    + " in the repository).")
-    Path work;
-
-    @Option(names = "--profile-service",
-            description = "Record the repair service of the -e2e variants with JFR (its work directory's service/*.jfr) and print"
-                    + " where its CPU goes: by library, thread pool and our methods, in us per marker.")
-    boolean profileService;
-
-    @Option(names = "--profile-node",
-            description = "Record the node(s) with JFR from their start (node.jfr in each node's directory) and print, once they"
-                    + " stopped, where their CPU went over the whole run: by thread pool, and by the CQL statements and"
-                    + " StorageProxy paths on the stack. Run one variant to see its cost alone.")
-    boolean profileNode;
-
-    @Option(names = "--out", paramLabel = "FILE",
-            description = "Where to write the results (default: target/bench/write.json in the repository).")
-    Path out;
+    @picocli.CommandLine.Mixin
+    WriteOptions o;
 
     @Spec
     CommandSpec spec;
@@ -168,58 +65,6 @@ public final class BenchWriteCommand implements Callable<Integer> {
     /** Per -u variant, over the measured rounds: writes sent that overwrote an existing row, and writes sent. */
     private final Map<Variant, long[]> overwrites = new EnumMap<>(Variant.class);
 
-    /** The settings of one run, after --quick and the explicit options are combined. */
-    record Settings(List<Variant> variants, int rounds, int phaseSeconds, int warmupSeconds, int settleSeconds) {
-        /** A rough estimate of the run's length, for the first line printed. */
-        Duration estimate() {
-            long perPhaseOverhead = 3; // flush, compaction wait, JMX
-            long phases = (long) variants.size() * (rounds + (warmupSeconds > 0 ? 1 : 0));
-            long seconds = 40 + (long) variants.size() * ((long) rounds * phaseSeconds + warmupSeconds) + phases * perPhaseOverhead;
-            // an end-to-end phase also starts the service (about 8 s) and waits for it to drain (about 1.5 phases)
-            long e2e = variants.stream().filter(Variant::e2e).count();
-            seconds += e2e * (rounds * (8 + 3L * phaseSeconds / 2) + (warmupSeconds > 0 ? 8 + 3L * warmupSeconds / 2 : 0));
-            return Duration.ofSeconds(seconds);
-        }
-    }
-
-    Settings settings() {
-        List<Variant> list;
-        try {
-            list = variants == null ? Variant.defaults() : Variant.parseList(variants);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--variants: " + e.getMessage());
-        }
-        Settings s = new Settings(list,
-                orDefault(rounds, quick ? QUICK_ROUNDS : DEFAULT_ROUNDS),
-                orDefault(phaseSeconds, quick ? QUICK_PHASE_SECONDS : DEFAULT_PHASE_SECONDS),
-                orDefault(warmupSeconds, quick ? QUICK_WARMUP_SECONDS : DEFAULT_WARMUP_SECONDS),
-                orDefault(settleSeconds, quick ? QUICK_SETTLE_SECONDS : DEFAULT_SETTLE_SECONDS));
-        positive("--rounds", s.rounds());
-        positive("--phase-seconds", s.phaseSeconds());
-        positive("--in-flight", inFlight);
-        positive("--keys", keys);
-        positive("--indexed-values", indexedValues);
-        positive("--value-bytes", valueBytes);
-        positive("--queue-shards", queueShards);
-        if (nodes != 1 && nodes != 3) {
-            throw new ParameterException(spec.commandLine(), "--nodes must be 1 or 3, got " + nodes);
-        }
-        if (s.warmupSeconds() < 0 || s.settleSeconds() < 0) {
-            throw new ParameterException(spec.commandLine(), "--warmup-seconds and --settle-seconds cannot be negative");
-        }
-        return s;
-    }
-
-    private static int orDefault(Integer value, int fallback) {
-        return value == null ? fallback : value;
-    }
-
-    private void positive(String option, int value) {
-        if (value < 1) {
-            throw new ParameterException(spec.commandLine(), option + " must be at least 1, got " + value);
-        }
-    }
-
     /** Where and how the end-to-end variants' repair service connects; set once the node is up. */
     private CqlSession benchSession;
     private Path serviceDir;
@@ -228,7 +73,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Settings settings = settings();
+        WriteOptions.Settings settings = o.settings();
         PrintWriter pw = spec.commandLine().getOut();
         Path home = home();
         Path triggerJar = home.resolve(TRIGGER_JAR);
@@ -236,8 +81,8 @@ public final class BenchWriteCommand implements Callable<Integer> {
             throw new CommandFailedException("trigger jar not found: " + triggerJar + " (build it with `mvn -DskipTests install`"
                     + " in " + home + "; ./gsi does that when sources change)");
         }
-        Path workDir = (work == null ? home.resolve("target/bench/node") : work).toAbsolutePath().normalize();
-        Path outFile = (out == null ? home.resolve(nodes == 1 ? "target/bench/write.json" : "target/bench/write-" + nodes + ".json") : out)
+        Path workDir = (o.work == null ? home.resolve("target/bench/node") : o.work).toAbsolutePath().normalize();
+        Path outFile = (o.out == null ? home.resolve(o.nodes == 1 ? "target/bench/write.json" : "target/bench/write-" + o.nodes + ".json") : o.out)
                 .toAbsolutePath().normalize();
         for (Variant baseline : List.of(Variant.UNINDEXED, Variant.UNINDEXED_U)) {
             if (!settings.variants().contains(baseline) && settings.variants().stream().anyMatch(v -> v.unindexed() == baseline)) {
@@ -248,25 +93,26 @@ public final class BenchWriteCommand implements Callable<Integer> {
                 String.join(", ", settings.variants().stream().map(Variant::label).toList()),
                 settings.warmupSeconds(), settings.rounds(), settings.phaseSeconds(),
                 Math.max(1, Math.round(settings.estimate().toSeconds() / 60.0)));
-        if (nodes == 1) {
-            pw.println("starting a Cassandra node on " + address + " (JMX 127.0.0.1:" + jmxPort + ", heap " + heap + ") in " + workDir + "...");
+        if (o.nodes == 1) {
+            pw.println("starting a Cassandra node on " + o.address + " (JMX 127.0.0.1:" + o.jmxPort + ", heap " + o.heap + ") in " + workDir + "...");
         } else {
-            pw.println("starting " + nodes + " Cassandra nodes from " + address + " (JMX 127.0.0.1:" + jmxPort + "+, heap " + heap + " each) in "
-                    + workDir + "; RF=" + nodes + ", LOCAL_QUORUM. The nodes share this machine: the figures are the cluster's total CPU"
+            pw.println("starting " + o.nodes + " Cassandra nodes from " + o.address + " (JMX 127.0.0.1:" + o.jmxPort + "+, heap " + o.heap + " each) in "
+                    + workDir + "; RF=" + o.nodes + ", LOCAL_QUORUM. The nodes share this machine: the figures are the cluster's total CPU"
                     + " per write...");
         }
         pw.flush();
 
         Files.createDirectories(workDir);
         LocalCluster.Builder clusterBuilder = LocalCluster.builder()
-                .nodes(nodes)
+                .nodes(o.nodes)
                 .workDir(workDir)
-                .firstAddress(address)
-                .jmxPortBase(jmxPort)
-                .heap(heap)
+                .firstAddress(o.address)
+                .jmxPortBase(o.jmxPort)
+                .heap(o.heap)
                 .clusterName("gsi-bench")
                 .triggerJar(triggerJar);
-        if (profileNode) {
+        o.nodeOptions.forEach(clusterBuilder::jvmOption);
+        if (o.profileNode) {
             // the node's working directory is its own: each node writes its own node.jfr when it stops
             clusterBuilder.jvmOption("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + NODE_RECORDING);
         }
@@ -277,11 +123,11 @@ public final class BenchWriteCommand implements Callable<Integer> {
                     ClusterProbe probe = ClusterProbe.attach(cluster)) {
                 String release = Optional.ofNullable(session.execute("SELECT release_version FROM system.local").one())
                         .map(r -> r.getString(0)).orElse("?");
-                pw.println((nodes == 1 ? "node up: Cassandra " + release + ", pid " : nodes + " nodes up: Cassandra " + release + ", pids ")
+                pw.println((o.nodes == 1 ? "node up: Cassandra " + release + ", pid " : o.nodes + " nodes up: Cassandra " + release + ", pids ")
                         + probe.pids().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")) + "; creating "
                         + settings.variants().size() + " keyspaces...");
                 pw.flush();
-                createSchema(session, settings.variants(), queueShards, nodes);
+                createSchema(session, settings.variants(), o.queueShards, o.nodes);
                 benchSession = session;
                 serviceDir = workDir.resolve("service");
                 contactPoints = cluster.contactPoints();
@@ -292,8 +138,8 @@ public final class BenchWriteCommand implements Callable<Integer> {
                 WriteReport report = WriteReport.of(settings.variants(), phases, config);
                 pw.println();
                 pw.print(report.table());
-                if (nodes > 1) {
-                    pw.println("(" + nodes + " nodes on this machine, RF=" + nodes + ", LOCAL_QUORUM: node us/w is summed over the nodes, the"
+                if (o.nodes > 1) {
+                    pw.println("(" + o.nodes + " nodes on this machine, RF=" + o.nodes + ", LOCAL_QUORUM: node us/w is summed over the nodes, the"
                             + " cluster's total CPU per write; writes/s is what this machine's cores sustain, not a real cluster's rate)");
                 }
                 if (!overwrites.isEmpty()) {
@@ -301,19 +147,19 @@ public final class BenchWriteCommand implements Callable<Integer> {
                             overwriteShares().entrySet().stream().map(e -> String.format(Locale.ROOT, "%s %.1f %%", e.getKey(),
                                     100 * e.getValue())).toList()));
                 }
-                if (profileService) {
+                if (o.profileService) {
                     printProfile(phases, pw);
                 }
                 Files.createDirectories(outFile.getParent());
                 Files.writeString(outFile, report.jsonText(), StandardCharsets.UTF_8);
                 pw.println("results: " + outFile);
-                pw.println(nodes == 1 ? "stopping the node..." : "stopping the nodes...");
+                pw.println(o.nodes == 1 ? "stopping the node..." : "stopping the nodes...");
                 pw.flush();
             }
         }
-        if (profileNode) {
+        if (o.profileNode) {
             List<Path> files = new ArrayList<>();
-            for (int i = 0; i < nodes; i++) {
+            for (int i = 0; i < o.nodes; i++) {
                 Path f = cluster.nodeDir(i).resolve(NODE_RECORDING);
                 if (Files.isRegularFile(f)) {
                     files.add(f);
@@ -341,7 +187,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
                         .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(10))
                         // every variant, MV and SAI included, writes and reads at LOCAL_QUORUM (one replica on one node)
                         .withString(DefaultDriverOption.REQUEST_CONSISTENCY, "LOCAL_QUORUM")
-                        .withInt(DefaultDriverOption.CONNECTION_MAX_REQUESTS, Math.max(1024, inFlight * 2))
+                        .withInt(DefaultDriverOption.CONNECTION_MAX_REQUESTS, Math.max(1024, o.inFlight * 2))
                         // the client shares the machine with the node: no schema metadata to keep up to date
                         .withBoolean(DefaultDriverOption.METADATA_SCHEMA_ENABLED, false)
                         .withBoolean(DefaultDriverOption.REQUEST_LOG_WARNINGS, false)
@@ -373,9 +219,9 @@ public final class BenchWriteCommand implements Callable<Integer> {
         }
     }
 
-    private List<PhaseResult> run(CqlSession session, LocalCluster cluster, ClusterProbe probe, Settings settings, PrintWriter pw)
+    private List<PhaseResult> run(CqlSession session, LocalCluster cluster, ClusterProbe probe, WriteOptions.Settings settings, PrintWriter pw)
             throws InterruptedException {
-        WriteLoad load = new WriteLoad(session, inFlight);
+        WriteLoad load = new WriteLoad(session, o.inFlight);
         Map<Variant, WriteLoad.Writer> writers = new EnumMap<>(Variant.class);
         for (Variant v : settings.variants()) {
             writers.put(v, load.writer(v));
@@ -385,7 +231,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
         for (int round = firstRound; round <= settings.rounds(); round++) {
             int seconds = round == 0 ? settings.warmupSeconds() : settings.phaseSeconds();
             // round 0 (warm-up) and round 1 share a sequence: warm-up is not measured
-            WriteSequence sequence = new WriteSequence(seed + Math.max(round, 1), keys, indexedValues, valueBytes);
+            WriteSequence sequence = new WriteSequence(o.seed + Math.max(round, 1), o.keys, o.indexedValues, o.valueBytes);
             for (Variant v : settings.variants()) {
                 PhaseResult r = phase(load, writers.get(v), v, round, sequence, seconds, settings, probe);
                 results.add(r);
@@ -428,7 +274,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
     }
 
     private PhaseResult phase(WriteLoad load, WriteLoad.Writer writer, Variant v, int round, WriteSequence sequence, int seconds,
-            Settings settings, ClusterProbe probe) throws InterruptedException {
+            WriteOptions.Settings settings, ClusterProbe probe) throws InterruptedException {
         int cores = Runtime.getRuntime().availableProcessors();
         long[] cpu = new long[4];
         long[] mismatches = new long[2]; // over the same window as the node's CPU
@@ -507,10 +353,10 @@ public final class BenchWriteCommand implements Callable<Integer> {
         io.cassandragsi.repair.store.CheckpointsTable tables = new io.cassandragsi.repair.store.CheckpointsTable(benchSession,
                 BenchSchema.PROJECT_KEYSPACE);
         Instant now = Instant.now();
-        for (int shard = 0; shard < queueShards; shard++) {
+        for (int shard = 0; shard < o.queueShards; shard++) {
             tables.checkpoint(shard, now, "bench");
         }
-        Path recording = profileService ? serviceDir.resolve("service-" + (++recordings) + ".jfr") : null;
+        Path recording = o.profileService ? serviceDir.resolve("service-" + (++recordings) + ".jfr") : null;
         return ServiceProcess.start(home(), serviceDir, contactPoints, datacenter, recording);
     }
 
@@ -540,19 +386,19 @@ public final class BenchWriteCommand implements Callable<Integer> {
         pw.println("(recordings: " + serviceDir + "/service-*.jfr; open them with JDK Mission Control or `jfr print`)");
     }
 
-    private Map<String, Object> config(Settings s, String release, Instant started, Instant finished, Path workDir) {
+    private Map<String, Object> config(WriteOptions.Settings s, String release, Instant started, Instant finished, Path workDir) {
         Map<String, Object> c = new LinkedHashMap<>();
         c.put("variants", s.variants().stream().map(Variant::label).toList());
         c.put("rounds", s.rounds());
         c.put("phase_seconds", s.phaseSeconds());
         c.put("warmup_seconds", s.warmupSeconds());
-        c.put("quick", quick);
-        c.put("keys", keys);
-        c.put("indexed_values", indexedValues);
-        c.put("value_bytes", valueBytes);
-        c.put("in_flight", inFlight);
-        c.put("seed", seed);
-        c.put("queue_shards", queueShards);
+        c.put("quick", o.quick);
+        c.put("keys", o.keys);
+        c.put("indexed_values", o.indexedValues);
+        c.put("value_bytes", o.valueBytes);
+        c.put("in_flight", o.inFlight);
+        c.put("seed", o.seed);
+        c.put("queue_shards", o.queueShards);
         c.put("order", "interleaved: every round writes each variant once, in the order of 'variants'; warm-up round first");
         c.put("ratio", "per round: writes/s of the variant over unindexed's (unindexed-u's for the -u variants) in the same round;"
                 + " reported: geometric mean over rounds; 'ratios' pairs other variants the same way");
@@ -568,13 +414,14 @@ public final class BenchWriteCommand implements Callable<Integer> {
         if (!overwrites.isEmpty()) {
             c.put("overwrite_share", overwriteShares());
         }
-        c.put("nodes", nodes);
-        c.put("address", address);
-        c.put("heap", heap);
+        c.put("nodes", o.nodes);
+        c.put("address", o.address);
+        c.put("heap", o.heap);
+        c.put("node_options", o.nodeOptions);
         c.put("cassandra", release);
-        c.put("replication", BenchSchema.replication(nodes));
+        c.put("replication", BenchSchema.replication(o.nodes));
         c.put("consistency", "LOCAL_QUORUM for every write and read of every variant");
-        if (nodes > 1) {
+        if (o.nodes > 1) {
             c.put("cpu", "the nodes share this machine: node CPU is summed over them, so the figures are the cluster's total CPU"
                     + " per write, which is what a cluster's size depends on, not the latency or throughput of a real cluster");
         }

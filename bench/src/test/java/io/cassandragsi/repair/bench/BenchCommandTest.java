@@ -20,10 +20,10 @@ class BenchCommandTest {
         return new Run(cl.execute(args), out.toString(), err.toString());
     }
 
-    private static BenchWriteCommand.Settings settings(String... args) {
+    private static WriteOptions.Settings settings(String... args) {
         BenchWriteCommand cmd = new BenchWriteCommand();
         new CommandLine(cmd).parseArgs(args);
-        return cmd.settings();
+        return cmd.o.settings();
     }
 
     @Test
@@ -56,19 +56,19 @@ class BenchCommandTest {
 
     @Test
     void should_use_short_phases_when_quick_unless_told_otherwise() {
-        BenchWriteCommand.Settings quick = settings("--quick");
+        WriteOptions.Settings quick = settings("--quick");
         assertThat(quick.phaseSeconds()).isEqualTo(10);
         assertThat(quick.rounds()).isEqualTo(2);
         assertThat(quick.warmupSeconds()).isEqualTo(10);
         assertThat(quick.variants()).isEqualTo(Variant.defaults());
         assertThat(quick.estimate().toMinutes()).isBetween(12L, 16L);
 
-        BenchWriteCommand.Settings mixed = settings("--quick", "--rounds", "4", "--variants", "mv,unindexed");
+        WriteOptions.Settings mixed = settings("--quick", "--rounds", "4", "--variants", "mv,unindexed");
         assertThat(mixed.rounds()).isEqualTo(4);
         assertThat(mixed.phaseSeconds()).isEqualTo(10);
         assertThat(mixed.variants()).containsExactly(Variant.MV, Variant.UNINDEXED);
 
-        BenchWriteCommand.Settings full = settings();
+        WriteOptions.Settings full = settings();
         assertThat(full.phaseSeconds()).isEqualTo(45);
         assertThat(full.rounds()).isEqualTo(3);
         assertThat(full.estimate().toMinutes()).isBetween(52L, 62L);
