@@ -31,8 +31,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code gsi bench repair}: how far behind the writes the repair service runs, and how fast a
- * rebuild goes, on one local node in one run.
+ * {@code gsi bench repair}: how far behind the writes the sibling diffs run, for a table the
+ * repair service maintains and one the node maintains ({@code "maintenance": "node"}, docs/design.md
+ * section 7.8), and how fast a rebuild goes, on one local node in one run.
  *
  * <p>Lag: first the maximum indexed write rate (128 in flight), then a sustained load at half of
  * it where every write moves its key to another indexed value; for one write in
@@ -44,8 +45,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "repair", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Measure repair lag (base write to _deleted set, p50/p99) under a sustained write load at half the maximum"
-                + " indexed write rate, and rebuild rows/s next to the unindexed insert rate; one local node that this command starts."
-                + " Writes target/bench/repair.json.", "Takes about 4 minutes; --quick about 2."})
+                + " indexed write rate, for a service-mode and a node-mode table, and rebuild rows/s next to the unindexed insert rate; one local node that this command starts."
+                + " Writes target/bench/repair.json.", "Takes about 6 minutes; --quick about 3."})
 public final class BenchRepairCommand implements Callable<Integer> {
     static final int KEYS = 20_000;
 
@@ -62,8 +63,12 @@ public final class BenchRepairCommand implements Callable<Integer> {
             {"keyspace": "%s", "table": "revisions",
              "attributes": {"key": "string", "tid": "timeuuid", "length": "varint", "value": "string"},
              "index": [{"type": "hash", "attribute": "key"}, {"type": "range", "order": "desc", "attribute": "tid"}],
-             "secondaryIndexes": {"by_length": [{"type": "hash", "attribute": "length"}, {"type": "proj", "attribute": "value"}]}}
+             "secondaryIndexes": {"by_length": [{"type": "hash", "attribute": "length"}, {"type": "proj", "attribute": "value"}]}%s}
             """;
+
+    private static TableDef def(String keyspace, boolean nodeMode) {
+        return Definitions.parse(DEF.formatted(keyspace, nodeMode ? ", \"maintenance\": \"node\"" : ""), keyspace);
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -73,15 +78,15 @@ public final class BenchRepairCommand implements Callable<Integer> {
         Path home = Path.of(System.getProperty("gsi.home", ".")).toAbsolutePath().normalize();
         ObjectNode root = new ObjectMapper().createObjectNode();
         try (BenchNode node = nodeOptions.start(home, "target/bench/repair-node", out)) {
-            TableDef lagDef = Definitions.parse(DEF.formatted("bench_lag"), "bench_lag");
-            TableDef rebuildDef = Definitions.parse(DEF.formatted("bench_rebuild"), "bench_rebuild");
-            node.apply(lagDef);
-            node.apply(rebuildDef);
+            node.apply(def("bench_lag", false));
+            node.apply(def("bench_lag_node", true));
+            node.apply(def("bench_rebuild", false));
             node.ddl("CREATE TABLE IF NOT EXISTS bench_rebuild.plain (key text, tid timeuuid, length varint, value text, PRIMARY KEY ((key), tid))");
             GsiConfig d = GsiConfig.defaults();
             GsiConfig config = new GsiConfig(d.cassandra(), d.consistency(), d.queue(), new HttpConfig("127.0.0.1", 0, null, false));
-            try (GsiServer server = new GsiServer(node.session, config)) {
-                lag(node, server, phase, out, root);
+            try (GsiServer server = new GsiServer(node.session, config); ClusterProbe probe = ClusterProbe.attach(node.cluster)) {
+                lag(node, server, null, "bench_lag", phase, out, root.putObject("lag"));
+                lag(node, server, probe, "bench_lag_node", phase, out, root.putObject("lag_node_mode"));
                 rebuild(node, rebuildRows, out, root);
             }
         }
@@ -97,10 +102,17 @@ public final class BenchRepairCommand implements Callable<Integer> {
     static final int SAMPLE_EVERY = 50;
     static final int POLL_MILLIS = 10;
 
-    private void lag(BenchNode node, GsiServer server, int phase, PrintWriter out, ObjectNode root) throws Exception {
-        PreparedStatement insert = node.session.prepare("INSERT INTO bench_lag.revisions (key, tid, length, value) VALUES (?, ?, ?, ?)");
+    /**
+     * The lag of one table: {@code keyspace} maintained by the repair service, or by the node's
+     * maintainer when {@code probe} is given (whose backlog then drains too).
+     */
+    private void lag(BenchNode node, GsiServer server, ClusterProbe probe, String keyspace, int phase, PrintWriter out, ObjectNode result)
+            throws Exception {
+        String who = probe == null ? "repair service" : "in-node maintainer";
+        out.printf(Locale.ROOT, "%s (%s):%n", who, keyspace);
+        PreparedStatement insert = node.session.prepare("INSERT INTO " + keyspace + ".revisions (key, tid, length, value) VALUES (?, ?, ?, ?)");
         PreparedStatement deleted = node.session.prepare(
-                "SELECT \"_deleted\" FROM bench_lag.idx_revisions_by_length_ever WHERE length = ? AND key = ?");
+                "SELECT \"_deleted\" FROM " + keyspace + ".idx_revisions_by_length_ever WHERE length = ? AND key = ?");
         long[] lengths = new long[KEYS];
         String value = "x".repeat(200);
         // maximum indexed write rate
@@ -124,8 +136,9 @@ public final class BenchRepairCommand implements Callable<Integer> {
         double max = counter.get() / ((System.nanoTime() - t0) / 1e9);
         out.printf(Locale.ROOT, "maximum indexed write rate: %.0f writes/s (128 in flight, %d s)%n", max, phase);
         out.flush();
-        out.printf(Locale.ROOT, "repair service drained the backlog of that phase in %.1f s%n",
-                BenchNode.awaitDrained(server, java.time.Duration.ofMinutes(5)));
+        double drained = probe == null ? 0 : probe.awaitMaintainers(java.time.Duration.ofMinutes(5));
+        drained += BenchNode.awaitDrained(server, java.time.Duration.ofMinutes(5));
+        out.printf(Locale.ROOT, "%s drained the backlog of that phase in %.1f s%n", who, drained);
         out.flush();
 
         // sustained load at half of it, sampling the lag of one write in SAMPLE_EVERY: every POLL_MILLIS one
@@ -173,7 +186,7 @@ public final class BenchRepairCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "repair lag at %.0f writes/s (half the maximum): p50 %.1f ms, p99 %.1f ms over %d samples (%d not seen in 30 s; polled every %d ms)%n",
                 rate, p50, p99, lag.size(), lost.get(), POLL_MILLIS);
         out.flush();
-        root.putObject("lag").put("max_writes_per_s", Math.round(max)).put("load_writes_per_s", Math.round(rate))
+        result.put("maintainer", probe == null ? "service" : "node").put("max_writes_per_s", Math.round(max)).put("load_writes_per_s", Math.round(rate))
                 .put("p50_ms", Math.round(p50 * 10) / 10.0).put("p99_ms", Math.round(p99 * 10) / 10.0).put("samples", lag.size())
                 .put("not_seen_within_30s", lost.get());
     }
