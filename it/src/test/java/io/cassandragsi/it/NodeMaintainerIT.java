@@ -7,8 +7,10 @@ import com.datastax.oss.driver.api.core.cql.Row;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.repair.config.GsiConfig;
+import io.cassandragsi.repair.schema.SchemaApplier;
 import io.cassandragsi.repair.service.RepairService;
 import io.cassandragsi.schema.Composite;
+import io.cassandragsi.schema.Maintenance;
 import io.cassandragsi.schema.NodeProgressLayout;
 import io.cassandragsi.schema.QueueLayout;
 import io.cassandragsi.schema.TableDef;
@@ -95,6 +97,57 @@ class NodeMaintainerIT {
             }
             assertThat(session.execute("SELECT release_version FROM system.local").one()).as("the node is still up").isNotNull();
         }
+    }
+
+    /**
+     * Switching a table between modes is a {@code schema apply} that loses nothing in flight: service
+     * to node to service to node while writers write (docs/design.md section 7.8).
+     */
+    @Test
+    void should_lose_nothing_when_a_table_switches_modes_under_load() throws Exception {
+        CqlSession session = SharedCluster.session();
+        long seed = RepairServiceIT.seed();
+        TableDef service = SharedCluster.withMaintenance(SharedCluster.example("revisions", "it_node_switch"), Maintenance.SERVICE);
+        TableDef node = SharedCluster.withMaintenance(service, Maintenance.NODE);
+        SharedCluster.apply(node);
+        apply(session, service);
+        System.out.println("NodeMaintainerIT switch seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
+        long doneBefore = epochs(session).stream().mapToLong(r -> r.getLong(2)).sum();
+        try (RepairService repair = new RepairService(session, GsiConfig.defaults()).start()) {
+            HistoryRun run = new HistoryRun(session, service, seed);
+            AtomicBoolean switched = new AtomicBoolean();
+            ExecutorService writer = Executors.newSingleThreadExecutor();
+            Future<?> writing = writer.submit(() -> { // rounds until three after the last switch
+                for (int after = 0; after < 3; after += switched.get() ? 1 : 0) {
+                    run.write(40, 300, 4);
+                }
+                return null;
+            });
+            for (TableDef next : List.of(node, service, node)) {
+                Thread.sleep(1500);
+                System.out.println("schema apply: maintenance " + next.maintenance().jsonName());
+                apply(session, next);
+            }
+            switched.set(true);
+            writing.get();
+            writer.shutdown();
+            Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 90_000);
+            Thread.sleep(1500);
+            long done = epochs(session).stream().mapToLong(r -> r.getLong(2)).sum() - doneBefore;
+            System.out.printf("seed %d: %s; node maintainers did %d plain writes; service %s%n", seed, drift, done, repair.status());
+            for (Map.Entry<String, HistoryRun.Drift> e : drift.entrySet()) {
+                assertThat(e.getValue().clean()).as("seed %d index %s: %s", seed, e.getKey(), e.getValue()).isTrue();
+            }
+            assertThat(done).as("the node maintained the table while it was in node mode").isPositive();
+        }
+    }
+
+    /** What {@code gsi schema apply} does with one definition. */
+    private static void apply(CqlSession session, TableDef def) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        new SchemaApplier(GsiConfig.defaults(), new java.io.PrintWriter(out, true), new java.io.PrintWriter(out, true)).apply(session, List.of(def),
+                SharedCluster.REPLICATION, false);
+        session.checkSchemaAgreement();
     }
 
     /**
