@@ -87,7 +87,10 @@ public final class UnversionedTable implements TableKind {
             // the hint is this write's own timestamp, not the newest seen: an entry marked later than
             // needed would hide, until the next repair, a write that makes it match again
             reconcileRow(record, current.row(rowKey, level), marked, writes, forget);
-            outcome = g.cas() || record.written() > marked ? Outcome.AGAIN : Outcome.DONE;
+            // AGAIN when the rows table shows a write later than the group's oldest: an earlier write may still be
+            // landing its entry (a coalesced group's older writes too; docs/design.md section 6.6)
+            long oldest = WriteTimestamps.of(g.tidMin()) / 10;
+            outcome = g.cas() || record.written() > oldest ? Outcome.AGAIN : Outcome.DONE;
         }
         sink.write(writes, forget);
         counters.written(name, writes);

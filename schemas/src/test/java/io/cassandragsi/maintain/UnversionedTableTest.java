@@ -118,6 +118,18 @@ class UnversionedTableTest {
     }
 
     @Test
+    void should_say_again_when_a_group_coalesces_writes_and_done_when_it_holds_one() {
+        MemoryTrigger.Batch w1 = update(at(0), "email", "a@x");
+        MemoryTrigger.Batch w2 = update(at(100), "email", "b@x");
+        w1.land();
+        w2.land();
+        MarkerGroup both = MarkerGroup.coalesce(List.of(w1.marker(), w2.marker())).get(0);
+
+        assertThat(repair(stores.node(), both)).as("the older write of the group may still be landing its entry").isEqualTo(Outcome.AGAIN);
+        assertThat(repair(stores.node(), w2.group())).isEqualTo(Outcome.DONE);
+    }
+
+    @Test
     void should_hand_off_on_the_node_and_reconcile_again_on_the_service_when_the_row_is_deleted() {
         MemoryTrigger.Batch w1 = update(at(0), "email", "a@x", "name", "n1");
         w1.land();

@@ -60,15 +60,6 @@ final class UnversionedWorld extends Simulation {
      */
     static final boolean NODE_FORGETS = Boolean.getBoolean("gsi.history.node-forgets");
 
-    /**
-     * Whether the maintainers repair the markers of several writes of a row as one group, as they do.
-     * Off by default: a group whose newest write the rows table shows is DONE, though an older write
-     * of the group may still be landing its entry, which then matches for good (see {@code
-     * RandomHistoryTest}, the known divergences); {@code -Dgsi.history.coalesce-writes=true} turns it
-     * on. Off, each unversioned marker is a group of its own.
-     */
-    static final boolean COALESCE_WRITES = Boolean.getBoolean("gsi.history.coalesce-writes");
-
     /** Whether the last client timestamp taken ties an earlier write's. */
     private boolean lastTied;
     /** Every plain write's timestamp, for ties. */
@@ -84,7 +75,6 @@ final class UnversionedWorld extends Simulation {
         if (mode == Maintainers.Mode.NODE && !NODE_FORGETS) {
             landWithin = 0;
         }
-        maintainers.coalesceWrites = COALESCE_WRITES;
     }
 
     static ByteBuffer text(String s) {
