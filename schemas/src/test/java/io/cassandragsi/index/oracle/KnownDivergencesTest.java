@@ -11,6 +11,7 @@ import io.cassandragsi.maintain.Outcome;
 import io.cassandragsi.maintain.RepairCounters;
 import io.cassandragsi.maintain.TableKind;
 import io.cassandragsi.maintain.Version;
+import io.cassandragsi.maintain.Writes;
 import io.cassandragsi.oracle.IndexOracle;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -312,40 +313,62 @@ class KnownDivergencesTest {
      * so it forgets the key ({@code RowReconcile.settled}): a rows-table write sent with its others,
      * after the reconcile. Before it lands, W4 ({@code UPDATE ... SET country = 'fr'}, partial: the
      * service's) gives the row (fr, 20) again, and the service, reading (fr, 20) still recorded,
-     * writes its entry without recording the key again. Then the node's forget lands. When W5 moves the
-     * row to (de, 20) again, no reconcile reads (fr, 20): its entry matches for good. {@code
-     * -Dgsi.history.node-forgets=true} puts it back into the random histories.
+     * wrote its entry without recording the key again; the node's forget landed then, and when W5 moved
+     * the row to (de, 20) again, no reconcile read (fr, 20): its entry matched for good. Now the service
+     * records a current key again when its element is older than its key cells (W1's, here), above the
+     * rows table's {@code _w}, which the forget at W1's time cannot shadow (docs/design.md section 6.7).
      */
     @Test
-    @Disabled("known divergence: a reconcile's ForgetKeys lands after another maintainer's reconcile read the key recorded and wrote its entry")
     void should_mark_the_entry_of_a_key_the_node_forgets_while_the_service_writes_it_again() {
-        UnversionedWorld w = new UnversionedWorld(new Random(1), T0, Maintainers.Mode.NODE);
         long t = T0 * 1000L;
         ByteBuffer id = text("u");
-        MemoryTrigger.Batch w1 = w.batch(id, cells("email", text("a@x"), "country", text("fr"), "age", UnversionedWorld.int4(20)), true, t, 0);
-        w1.land();
-        w.repair(w1.marker(), w.stores.node());
-        w.now += 100;
-        MemoryTrigger.Batch w2 = w.batch(id, cells("email", text("a@x"), "country", text("de"), "age", UnversionedWorld.int4(20)), true, t + 100_000L, 0);
-        w2.land();
-        w.repair(w2.marker(), w.stores.node());
+        UnversionedWorld w = movedFromFrToDe(id);
         w.now += 2_000;
-        MemoryTrigger.Batch w3 = w.batch(id, cells("email", text("a@x"), "country", text("de"), "age", UnversionedWorld.int4(20)), true, t + 2_100_000L, 0);
+        MemoryTrigger.Batch w3 = insert(w, id, "de", t + 2_100_000L);
         w3.land();
         List<Runnable> nodeWrites = new ArrayList<>(); // the node's writes, sent once its turn is computed
         TableKind.of(UnversionedWorld.PLAN, w.stores.node(), new RepairCounters()).repair(MarkerGroup.coalesce(List.of(w3.marker())).get(0), null,
-                (index, rows) -> {
-                    index.forEach(x -> nodeWrites.add(() -> w.stores.apply(x)));
-                    rows.forEach(x -> nodeWrites.add(() -> w.stores.apply(x)));
-                });
+                holding(w, nodeWrites));
         MemoryTrigger.Batch w4 = w.batch(id, cells("country", text("fr")), false, t + 2_110_000L, 0);
         w4.land();
-        assertThat(w.repair(w4.marker())).isEqualTo(Outcome.DONE); // the service, meanwhile
+        assertThat(w.repair(w4.marker())).as("the service, meanwhile: it makes the marked entry match again").isEqualTo(Outcome.AGAIN);
         nodeWrites.forEach(Runnable::run); // the node's forget lands
         w.now += 1_000;
         MemoryTrigger.Batch w5 = w.batch(id, cells("country", text("de")), false, t + 3_110_000L, 0);
         w5.land();
         w.repair(w5.marker());
+
+        assertThat(w.value(id, "country")).isEqualTo(text("de"));
+        MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(1), List.of(text("fr"), UnversionedWorld.int4(20), id));
+        assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).as("by_country entry (fr, 20, u): the row's country is de").isFalse();
+    }
+
+    /**
+     * The same two maintainers, the other way round: the service's reconcile of W3 ({@code UPDATE ...
+     * SET country = 'fr'}, partial) makes the marked entry of (fr, 20) match again, and before its
+     * writes land the node reconciles W4 (plain, back to (de, 20)), reads that entry still marked, and
+     * leaves it. Then the service's writes land: (fr, 20) matches, and W4's marker is done. The
+     * service's reconcile returns AGAIN because it made an entry match that did not as read, and its
+     * pass a second later marks it (docs/design.md section 6.6).
+     */
+    @Test
+    void should_mark_the_entry_one_maintainer_makes_match_while_the_other_reconciles_a_later_write() {
+        long t = T0 * 1000L;
+        ByteBuffer id = text("u");
+        UnversionedWorld w = movedFromFrToDe(id);
+        w.now += 100;
+        MemoryTrigger.Batch w3 = w.batch(id, cells("country", text("fr")), false, t + 200_000L, 0);
+        w3.land();
+        List<Runnable> serviceWrites = new ArrayList<>(); // the service's writes, sent once its step is computed
+        MarkerGroup g3 = MarkerGroup.coalesce(List.of(w3.marker())).get(0);
+        TableKind service = TableKind.of(UnversionedWorld.PLAN, w.stores, new RepairCounters());
+        assertThat(service.repair(g3, null, holding(w, serviceWrites))).as("it makes the marked entry of (fr, 20) match again")
+                .isEqualTo(Outcome.AGAIN);
+        w.now += 10;
+        assertThat(insertByNode(w, id, "de", t + 210_000L)).isEqualTo(Outcome.DONE); // the node, meanwhile
+        serviceWrites.forEach(Runnable::run); // the service's writes land
+        w.now += 1_000;
+        service.repair(g3.withUnseenGone(), null, w.sink(w.stores)); // the service's pass a second later
 
         assertThat(w.value(id, "country")).isEqualTo(text("de"));
         MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(1), List.of(text("fr"), UnversionedWorld.int4(20), id));
@@ -383,6 +406,35 @@ class KnownDivergencesTest {
         assertThat(w.value(id, "country")).isEqualTo(text("fr"));
         MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(1), List.of(text("de"), UnversionedWorld.int4(21), id));
         assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).as("by_country entry (de, 21, u): the row's country is fr").isFalse();
+    }
+
+    /** In node mode, row {@code id} inserted with (fr, 20) at T0, then (de, 20) 100 ms later, each reconciled by the node. */
+    private static UnversionedWorld movedFromFrToDe(ByteBuffer id) {
+        UnversionedWorld w = new UnversionedWorld(new Random(1), T0, Maintainers.Mode.NODE);
+        insertByNode(w, id, "fr", T0 * 1000L);
+        w.now += 100;
+        insertByNode(w, id, "de", T0 * 1000L + 100_000L);
+        return w;
+    }
+
+    /** An insert of row {@code id}: email a@x, {@code country}, age 20, at client timestamp {@code ts}. */
+    private static MemoryTrigger.Batch insert(UnversionedWorld w, ByteBuffer id, String country, long ts) {
+        return w.batch(id, cells("email", text("a@x"), "country", text(country), "age", UnversionedWorld.int4(20)), true, ts, 0);
+    }
+
+    /** {@link #insert}, landed whole, and its marker reconciled by the in-node maintainer. */
+    private static Outcome insertByNode(UnversionedWorld w, ByteBuffer id, String country, long ts) {
+        MemoryTrigger.Batch b = insert(w, id, country, ts);
+        b.land();
+        return w.repair(b.marker(), w.stores.node());
+    }
+
+    /** A sink that holds a repair's writes in {@code held}, to land when the test says. */
+    private static Writes.Sink holding(UnversionedWorld w, List<Runnable> held) {
+        return (index, rows) -> {
+            index.forEach(x -> held.add(() -> w.stores.apply(x)));
+            rows.forEach(x -> held.add(() -> w.stores.apply(x)));
+        };
     }
 
     private static Map<String, ByteBuffer> cells(Object... kv) {

@@ -50,16 +50,6 @@ final class UnversionedWorld extends Simulation {
      */
     static final boolean NODE_TIES = Boolean.getBoolean("gsi.history.node-ties");
 
-    /**
-     * Whether, with the node maintainer, a maintainer step's writes may still be landing while the
-     * other maintainer reconciles the same row. Off by default: a key the node forgets can then be
-     * forgotten after the service read it recorded and wrote its entry, and the entry matches for
-     * good (see {@code RandomHistoryTest}, the known divergences); {@code
-     * -Dgsi.history.node-forgets=true} turns it on. Off, in node mode every step's writes land as the
-     * step ends.
-     */
-    static final boolean NODE_FORGETS = Boolean.getBoolean("gsi.history.node-forgets");
-
     /** Whether the last client timestamp taken ties an earlier write's. */
     private boolean lastTied;
     /** Every plain write's timestamp, for ties. */
@@ -72,9 +62,6 @@ final class UnversionedWorld extends Simulation {
         this.stores = MemoryStores.of(PLAN, () -> now);
         this.trigger = new MemoryTrigger(stores, () -> now);
         this.maintainers = new Maintainers(this, stores, trigger, mode);
-        if (mode == Maintainers.Mode.NODE && !NODE_FORGETS) {
-            landWithin = 0;
-        }
     }
 
     static ByteBuffer text(String s) {
