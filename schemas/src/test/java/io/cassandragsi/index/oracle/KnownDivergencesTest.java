@@ -196,14 +196,13 @@ class KnownDivergencesTest {
      * but not yet its entries, and C is deleted. The recompute of the delete finds C's key recorded
      * at T, the TS of B, a remaining version: {@code VersionRecompute.perVersion} takes it for the key
      * of a version shown (rewritten), not of one in flight, and judges it in the first pass already.
-     * Its entry reads as absent (still landing), so the key is forgotten at once. Then C's entry
-     * lands, and no recompute finds it again: {@code by_tid} keeps an entry of a version the base does
-     * not have. {@code -Dgsi.history.delete-while-landing=true} puts it back into the random
-     * histories (with the next test's shape).
+     * Its entry read as absent (still landing), and the key was forgotten at once; then C's entry
+     * landed, and no recompute found it again. Now a key is forgotten only once a pass deleted its
+     * entry (and recorded the key again above its version's TS, the mark of that): this pass deletes
+     * the entry, which lands below that delete, and the pass a second later forgets the key
+     * (docs/design.md section 6.5).
      */
     @Test
-    @Disabled("known divergence: VersionRecompute.perVersion forgets the key of a deleted version whose entry, still landing, reads as absent;"
-            + " a same-tick version is judged in the first pass already")
     void should_remove_the_per_version_entry_of_a_deleted_version_when_it_shares_a_tick_and_its_entry_lands_late() {
         VersionedWorld w = new VersionedWorld(new Random(1), T0, Maintainers.Mode.SERVICE);
         UUID b = Tids.fromTicks(T0 * 10_000L, 1L);
@@ -233,12 +232,11 @@ class KnownDivergencesTest {
      * of that delete runs ({@code AGAIN}). Before its pass a second later, version D is written and
      * at once deleted: D's base row and rows-table record (its {@code by_tid} key in {@code _vkeys})
      * landed, its entries not yet. The pass takes what the base does not show for gone ({@code
-     * unseenGone}), finds D's entry absent and forgets its key in the same pass. D's entry lands, and
-     * the recomputes of D's own delete no longer find it. {@code
-     * -Dgsi.history.delete-while-landing=true} puts it back into the random histories.
+     * unseenGone}), finds D's entry absent and used to forget its key in the same pass: D's entry
+     * landed, and the recomputes of D's own delete no longer found it. Now that pass deletes D's
+     * entry, and a later one forgets the key.
      */
     @Test
-    @Disabled("known divergence: VersionRecompute.perVersion forgets the key of a deleted version whose entry, still landing, reads as absent")
     void should_remove_the_per_version_entry_of_a_version_deleted_while_its_batch_lands_when_a_pass_a_second_later_runs() {
         VersionedWorld w = new VersionedWorld(new Random(1), T0, Maintainers.Mode.SERVICE);
         long t = T0 * 1000L;
