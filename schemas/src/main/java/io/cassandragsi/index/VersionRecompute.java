@@ -208,10 +208,15 @@ public final class VersionRecompute {
      * earlier recompute of the row wrote at, the rows table's {@code _w}, which the caller raises to
      * {@link PerVersion#highest} before writing).
      * <ul>
-     *   <li>the entry of a recorded key that no remaining version has ({@link #gone}) is deleted;
-     *       once it reads as absent ({@code absent}: a later recompute, the one a second later), its
-     *       key is forgotten, at the write time it was read with. The key is never forgotten in the
-     *       pass that deletes its entry: were that delete lost, nothing would find the entry again;
+     *   <li>the entry of a recorded key that no remaining version has ({@link #gone}) is deleted,
+     *       and the key recorded again at {@code at}, above its version's TS (the trigger records it
+     *       at that TS): the mark of a pass that deleted its entry. An entry that reads as absent
+     *       may still be landing (the trigger's batch applies the rows table's mutation first), so
+     *       the key is forgotten, at the write time it was read with, only once it carries that
+     *       mark and its entry reads as absent ({@code absent}: a later pass, the one a second
+     *       later); its entry is deleted again then, above anything of it still landing. Never in
+     *       the pass that first deletes its entry: were that delete lost, nothing would find the
+     *       entry again;
      *   <li>a remaining version whose TS is not above {@code recomputedAt} may have had its entry
      *       deleted by an earlier recompute (it went away and came back; its own writes at its TS
      *       lose to that delete): its entry is written again. A version written again after its entry
@@ -240,21 +245,22 @@ public final class VersionRecompute {
         }
         List<List<ByteBuffer>> delete = new ArrayList<>();
         Map<List<ByteBuffer>, Long> unrecord = new java.util.LinkedHashMap<>();
+        List<List<ByteBuffer>> record = new ArrayList<>();
         for (List<ByteBuffer> key : gone(plan, index, ascending, recorded)) {
             long written = recorded.get(key);
             if (!unseenGone && !versionTimes.contains(written)) {
                 continue; // not rewritten by a version shown: gone, or in flight (its rows-table key read before its base row)
             }
-            if (absent.contains(key)) {
-                unrecord.put(key, written);
+            delete.add(key); // again when forgotten: above any write of the entry still landing, were the earlier delete lost
+            at = Math.max(at, written + 1);
+            if (written > versionTs(plan, index, key) && absent.contains(key)) {
+                unrecord.put(key, written); // an earlier pass deleted its entry (and recorded it above its version's TS)
                 highest = Math.max(highest, written); // a version written again at that TS must be recomputed
             } else {
-                delete.add(key);
-                at = Math.max(at, written + 1);
+                record.add(key); // at `at`: the mark of a pass that deleted its entry; an absent entry may still be landing
             }
         }
         List<VersionRow> again = new ArrayList<>();
-        List<List<ByteBuffer>> record = new ArrayList<>();
         for (VersionRow v : ascending) {
             List<ByteBuffer> key = plan.entryKey(index, v);
             if (key == null) {
@@ -295,6 +301,17 @@ public final class VersionRecompute {
      */
     public record PerVersion(IndexPlan index, List<TablePlan.IndexWrite> writes, Map<List<ByteBuffer>, Long> unrecord,
             List<List<ByteBuffer>> record, long at, long highest) {}
+
+    /** The TS of the version whose entry of a per-version index has {@code key} (the key holds the version's tid). */
+    private static long versionTs(TablePlan plan, IndexPlan index, List<ByteBuffer> key) {
+        int[] attributes = index.keyAttributes();
+        for (int i = 0; i < attributes.length; i++) {
+            if (attributes[i] == plan.tidAttribute()) {
+                return WriteTimestamps.ofSerialized(key.get(i));
+            }
+        }
+        throw new IllegalArgumentException("index " + index.index().name() + " has no tid in its key");
+    }
 
     private static long ticks(ByteBuffer tid) {
         return WriteTimestamps.ofSerialized(tid);

@@ -23,9 +23,12 @@ import java.util.concurrent.CompletableFuture;
 public final class Reconcile {
     private Reconcile() {}
 
-    /** What one index needs for a row: the writes, and the entries as read (for a check's comparison). */
+    /**
+     * What one index needs for a row: the writes, the entries as read (for a check's comparison),
+     * and whether the key the row has now was recorded first (at once) by this reconcile.
+     */
     public record IndexResult(IndexPlan index, List<ByteBuffer> current, List<TablePlan.IndexWrite> writes,
-            Map<List<ByteBuffer>, RowReconcile.EntryState> entries) {}
+            Map<List<ByteBuffer>, RowReconcile.EntryState> entries, boolean recorded) {}
 
     /**
      * @param indexes the indexes to reconcile (each of {@code plan})
@@ -46,20 +49,28 @@ public final class Reconcile {
             String name = index.index().name();
             List<ByteBuffer> current = plan.entryKey(index, row.cells());
             Set<List<ByteBuffer>> keys = new LinkedHashSet<>(record.keys(name));
-            if (current != null && !keys.contains(current)) {
-                newKeys.put(name, List.of(current));
+            long keyWritten = Long.MIN_VALUE;
+            if (current != null) {
                 for (int a : index.keyAttributes()) {
                     if (a >= 0) {
-                        newest = Math.max(newest, row.cells().cells()[a].writetime());
+                        keyWritten = Math.max(keyWritten, row.cells().cells()[a].writetime());
                     }
                 }
+            }
+            // recorded again when its element is older than its newest key cell: another maintainer's reconcile may be
+            // forgetting that element (RowReconcile.settled, at its own write time) while this one writes the entry
+            boolean recorded = current != null
+                    && (!keys.contains(current) || record.keyTimes(name).getOrDefault(current, Long.MIN_VALUE) < keyWritten);
+            if (recorded) {
+                newKeys.put(name, List.of(current));
+                newest = Math.max(newest, keyWritten);
             }
             if (current != null) {
                 keys.add(current);
             }
             keys.addAll(extraKeys.getOrDefault(name, Set.of()));
             perIndex.add(entries.entryStates(index, keys).thenApply(found -> new IndexResult(index, current,
-                    RowReconcile.reconcile(plan, index, row.cells(), keys, found, stopHint, shownUpTo), found)));
+                    RowReconcile.reconcile(plan, index, row.cells(), keys, found, stopHint, shownUpTo), found, recorded && now != null)));
         }
         if (now != null && !newKeys.isEmpty()) {
             // above _w: the rows table may have forgotten the key at a write time up to that (RowReconcile.settled)

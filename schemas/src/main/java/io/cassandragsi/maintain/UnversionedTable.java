@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * An unversioned table (rows overwritten in place, the version of a write is its write
@@ -86,8 +87,12 @@ public final class UnversionedTable implements TableKind {
             }
             // the hint is this write's own timestamp, not the newest seen: an entry marked later than
             // needed would hide, until the next repair, a write that makes it match again
-            reconcileRow(record, current.row(rowKey, level), marked, writes, forget);
-            outcome = g.cas() || record.written() > marked ? Outcome.AGAIN : Outcome.DONE;
+            boolean racing = reconcileRow(record, current.row(rowKey, level), marked, writes, forget);
+            // AGAIN when the rows table shows a write later than the group's oldest: an earlier write may still be
+            // landing its entry (a coalesced group's older writes too); and when a reconcile of the row running at the
+            // same time may miss this one's writes, or this one a write still landing (docs/design.md section 6.6)
+            long oldest = WriteTimestamps.of(g.tidMin()) / 10;
+            outcome = g.cas() || record.written() > oldest || racing ? Outcome.AGAIN : Outcome.DONE;
         }
         sink.write(writes, forget);
         counters.written(name, writes);
@@ -98,10 +103,12 @@ public final class UnversionedTable implements TableKind {
     /**
      * Adds the writes that reconcile one row to {@code writes}, and to {@code forget} the
      * rows-table updates that drop the keys nothing will look for again ({@link
-     * RowReconcile#settled}): those updates do not depend on this reconcile's writes.
+     * RowReconcile#settled}): those updates do not depend on this reconcile's writes. Returns
+     * whether it may race another reconcile of the row ({@link #racing}).
      */
-    private void reconcileRow(RowRecord record, CurrentRow row, long stopHint, List<TablePlan.IndexWrite> writes, List<RowsWrite> forget) {
+    private boolean reconcileRow(RowRecord record, CurrentRow row, long stopHint, List<TablePlan.IndexWrite> writes, List<RowsWrite> forget) {
         Map<String, Map<List<ByteBuffer>, Long>> settled = new LinkedHashMap<>();
+        boolean racing = false;
         // the row's newest write the rows table shows (a range or partition delete's, a conditional write's hint
         // included), read before the row: what the base showed, and what a settled key must be older than
         long newestWrite = Math.max(record.written(), stopHint);
@@ -109,13 +116,39 @@ public final class UnversionedTable implements TableKind {
             writes.addAll(r.writes());
             String index = r.index().index().name();
             Map<List<ByteBuffer>, Long> times = record.keyTimes(index);
-            for (List<ByteBuffer> key : RowReconcile.settled(plan, r.index(), row.cells(), times, r.entries(), newestWrite)) {
+            List<List<ByteBuffer>> forgotten = RowReconcile.settled(plan, r.index(), row.cells(), times, r.entries(), newestWrite);
+            for (List<ByteBuffer> key : forgotten) {
                 settled.computeIfAbsent(index, k -> new LinkedHashMap<>()).put(key, times.get(key));
             }
+            racing |= racing(r, record.keys(index), forgotten);
         }
         if (!settled.isEmpty()) {
             forget.add(new RowsWrite.ForgetKeys(row.rowKey(), settled));
             counters.forgotten.add(settled.values().stream().mapToInt(Map::size).sum());
         }
+        return racing;
+    }
+
+    /**
+     * Whether a reconcile of the same row running at the same time (in node mode the node reconciles
+     * the plain writes and the service the others) may have read the row before this one's writes
+     * land, or this one may have read an entry before a write lands it, so that one of them misses
+     * a mark (docs/design.md section 6.6): this reconcile records the key the row has now (one that
+     * read the rows table before does not look at that key), or makes its marked entry match again
+     * (one that read it before leaves it marked); or a recorded key, not the row's now nor
+     * forgotten, has no entry as read (a trigger's or another reconcile's write may still be
+     * landing it). Plain writes whose entries have landed do none of these.
+     */
+    private static boolean racing(Reconcile.IndexResult r, Set<List<ByteBuffer>> recorded, List<List<ByteBuffer>> forgotten) {
+        RowReconcile.EntryState now = r.current() == null ? null : r.entries().get(r.current());
+        if (r.recorded() || (now != null && !now.matches())) {
+            return true;
+        }
+        for (List<ByteBuffer> key : recorded) {
+            if (!key.equals(r.current()) && r.entries().get(key) == null && !forgotten.contains(key)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -219,12 +219,27 @@ class VersionRecomputeTest {
         });
         assertThat(pv.highest()).isEqualTo(201);
         assertThat(pv.unrecord()).as("were the delete lost, nothing would find the entry again").isEmpty();
+        assertThat(pv.record()).as("recorded again above its TS: its entry was deleted").containsExactly(tidKey(200));
 
         // the recompute a second later: the entry reads as absent, the key is forgotten at the write time it was read with
-        VersionRecompute.PerVersion later = VersionRecompute.perVersion(PLAN, BY_TID, List.of(new Version(100, 10, "a")), recorded,
+        Map<List<ByteBuffer>, Long> marked = Map.of(tidKey(100), 100L, tidKey(200), 201L);
+        VersionRecompute.PerVersion later = VersionRecompute.perVersion(PLAN, BY_TID, List.of(new Version(100, 10, "a")), marked,
                 Set.of(tidKey(200)), 201, true);
-        assertThat(later.unrecord()).containsExactly(Map.entry(tidKey(200), 200L));
-        assertThat(later.writes()).noneMatch(w -> w instanceof TablePlan.Removed);
+        assertThat(later.unrecord()).containsExactly(Map.entry(tidKey(200), 201L));
+        assertThat(later.writes()).as("deleted again, above anything of it still landing").filteredOn(w -> w instanceof TablePlan.Removed)
+                .singleElement().satisfies(w -> assertThat(w.timestamp()).isEqualTo(202));
+    }
+
+    @Test
+    void should_keep_the_key_of_a_deleted_version_whose_entry_reads_absent_before_a_pass_deleted_it() {
+        // v2 (TS 200) was written and deleted while its batch landed: its key is recorded by the trigger, its entry not there yet
+        VersionRecompute.PerVersion pv = VersionRecompute.perVersion(PLAN, BY_TID, List.of(new Version(100, 10, "a")),
+                Map.of(tidKey(100), 100L, tidKey(200), 200L), Set.of(tidKey(200)), Long.MIN_VALUE, true);
+
+        assertThat(pv.unrecord()).as("its entry may still land").isEmpty();
+        assertThat(pv.writes()).as("deleted above its TS: once it lands it is gone").singleElement()
+                .isInstanceOfSatisfying(TablePlan.Removed.class, r -> assertThat(r.timestamp()).isEqualTo(201));
+        assertThat(pv.record()).containsExactly(tidKey(200));
     }
 
     @Test

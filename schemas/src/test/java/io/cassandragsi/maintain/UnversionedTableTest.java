@@ -83,6 +83,30 @@ class UnversionedTableTest {
         assertThat(b.projTimestamp()).containsExactly(RowReconcile.ticksOfMicros(at(0)));
         assertThat(counters.diffs.sum()).isEqualTo(2);
         assertThat(counters.markedDeleted.sum()).isEqualTo(1);
+        assertThat(stores.sent).as("the writes recorded their keys: nothing written at once").noneMatch(MemoryStores.Sent::now);
+    }
+
+    @Test
+    void should_record_the_current_key_again_when_its_element_is_older_than_its_key_cells() {
+        MemoryTrigger.Batch w1 = update(at(0), "country", "fr", "age", "20");
+        w1.land();
+        repair(stores, w1.group());
+        MemoryTrigger.Batch w2 = update(at(100), "country", "de"); // by_country's key not carried whole: not recorded by the trigger
+        w2.land();
+        repair(stores, w2.group());
+        MemoryTrigger.Batch w3 = update(at(2_000), "country", "fr"); // (fr, 20) again: its element is W1's
+        w3.land();
+        int before = stores.sent.size();
+
+        assertThat(repair(stores, w3.group())).as("it makes (fr, 20)'s marked entry match again").isEqualTo(Outcome.AGAIN);
+        List<ByteBuffer> fr = List.of(text("fr"), text("20"), text("u"));
+        assertThat(stores.sent.get(before).now()).as("recorded again before its entry is written").isTrue();
+        RowsWrite.AddKeys again = (RowsWrite.AddKeys) stores.sent.get(before).rows().get(0);
+        assertThat(again.keys().get("by_country")).containsExactly(fr);
+        assertThat(again.at()).as("above _w").isEqualTo(at(2_000) + 1);
+        // another maintainer's reconcile that read the row before W3 forgets (fr, 20) at its element's write time
+        stores.apply(new RowsWrite.ForgetKeys(U, Map.of("by_country", Map.of(fr, at(0)))));
+        assertThat(stores.records.record(U).join().keys("by_country")).as("the forget shadows only W1's element").contains(fr);
     }
 
     @Test
@@ -115,6 +139,18 @@ class UnversionedTableTest {
         assertThat(email("a@x").matches()).isFalse();
         assertThat(email("b@x").matches()).isFalse();
         assertThat(email("c@x").matches()).isTrue();
+    }
+
+    @Test
+    void should_say_again_when_a_group_coalesces_writes_and_done_when_it_holds_one() {
+        MemoryTrigger.Batch w1 = update(at(0), "email", "a@x");
+        MemoryTrigger.Batch w2 = update(at(100), "email", "b@x");
+        w1.land();
+        w2.land();
+        MarkerGroup both = MarkerGroup.coalesce(List.of(w1.marker(), w2.marker())).get(0);
+
+        assertThat(repair(stores.node(), both)).as("the older write of the group may still be landing its entry").isEqualTo(Outcome.AGAIN);
+        assertThat(repair(stores.node(), w2.group())).isEqualTo(Outcome.DONE);
     }
 
     @Test
@@ -210,7 +246,9 @@ class UnversionedTableTest {
         assertThat(events.entries.entryState(byKind, List.of(text("k3"), text("s"), text("3"))).matches()).isTrue();
         assertThat(events.records.record(List.of(text("s"), text("3"))).join().keys("by_kind")).as("recorded before its entry was written")
                 .containsExactly(List.of(text("k3"), text("s"), text("3")));
-        assertThat(events.sent.stream().filter(MemoryStores.Sent::now).flatMap(x -> x.rows().stream())).singleElement()
-                .isInstanceOf(RowsWrite.AddKeys.class);
+        // row 3's key, and row 2's again: its element (at 0) is older than its key cell (at 200)
+        assertThat(events.sent.stream().filter(MemoryStores.Sent::now).flatMap(x -> x.rows().stream())).hasSize(2)
+                .allSatisfy(w -> assertThat(w).isInstanceOf(RowsWrite.AddKeys.class)).extracting(w -> ((RowsWrite.AddKeys) w).at())
+                .containsExactlyInAnyOrder(at(200), at(300));
     }
 }

@@ -11,6 +11,7 @@ import io.cassandragsi.maintain.Outcome;
 import io.cassandragsi.maintain.RepairCounters;
 import io.cassandragsi.maintain.TableKind;
 import io.cassandragsi.maintain.Version;
+import io.cassandragsi.maintain.Writes;
 import io.cassandragsi.oracle.IndexOracle;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -26,9 +27,10 @@ import org.junit.jupiter.api.Test;
  * Histories where {@link RandomHistoryTest} found the index and its oracle disagreeing for good,
  * each reduced to its few steps and run in a fixed order through the same twins and trigger
  * ({@link VersionedWorld}, {@link UnversionedWorld}) and the repair core on the service's storage. Each test
- * asserts what Cassandra's base table says the index should hold, and fails today: disabled until
- * the main code is changed or the behaviour is documented as a limit. {@code RandomHistoryTest}
- * leaves these interleavings out by default and puts each back with a flag named here.
+ * asserts what Cassandra's base table says the index should hold. A disabled one fails today (docs/limits.md
+ * lists it): {@code RandomHistoryTest} leaves its interleaving out by default and puts it back with the flag
+ * named here. An enabled one is a divergence since fixed in the repair core, kept as its regression test; its
+ * interleaving runs in {@code RandomHistoryTest} by default.
  */
 class KnownDivergencesTest {
     private static final long T0 = RandomHistoryTest.START_MILLIS;
@@ -194,14 +196,13 @@ class KnownDivergencesTest {
      * but not yet its entries, and C is deleted. The recompute of the delete finds C's key recorded
      * at T, the TS of B, a remaining version: {@code VersionRecompute.perVersion} takes it for the key
      * of a version shown (rewritten), not of one in flight, and judges it in the first pass already.
-     * Its entry reads as absent (still landing), so the key is forgotten at once. Then C's entry
-     * lands, and no recompute finds it again: {@code by_tid} keeps an entry of a version the base does
-     * not have. {@code -Dgsi.history.delete-while-landing=true} puts it back into the random
-     * histories (with the next test's shape).
+     * Its entry read as absent (still landing), and the key was forgotten at once; then C's entry
+     * landed, and no recompute found it again. Now a key is forgotten only once a pass deleted its
+     * entry (and recorded the key again above its version's TS, the mark of that): this pass deletes
+     * the entry, which lands below that delete, and the pass a second later forgets the key
+     * (docs/design.md section 6.5).
      */
     @Test
-    @Disabled("known divergence: VersionRecompute.perVersion forgets the key of a deleted version whose entry, still landing, reads as absent;"
-            + " a same-tick version is judged in the first pass already")
     void should_remove_the_per_version_entry_of_a_deleted_version_when_it_shares_a_tick_and_its_entry_lands_late() {
         VersionedWorld w = new VersionedWorld(new Random(1), T0, Maintainers.Mode.SERVICE);
         UUID b = Tids.fromTicks(T0 * 10_000L, 1L);
@@ -231,12 +232,11 @@ class KnownDivergencesTest {
      * of that delete runs ({@code AGAIN}). Before its pass a second later, version D is written and
      * at once deleted: D's base row and rows-table record (its {@code by_tid} key in {@code _vkeys})
      * landed, its entries not yet. The pass takes what the base does not show for gone ({@code
-     * unseenGone}), finds D's entry absent and forgets its key in the same pass. D's entry lands, and
-     * the recomputes of D's own delete no longer find it. {@code
-     * -Dgsi.history.delete-while-landing=true} puts it back into the random histories.
+     * unseenGone}), finds D's entry absent and used to forget its key in the same pass: D's entry
+     * landed, and the recomputes of D's own delete no longer found it. Now that pass deletes D's
+     * entry, and a later one forgets the key.
      */
     @Test
-    @Disabled("known divergence: VersionRecompute.perVersion forgets the key of a deleted version whose entry, still landing, reads as absent")
     void should_remove_the_per_version_entry_of_a_version_deleted_while_its_batch_lands_when_a_pass_a_second_later_runs() {
         VersionedWorld w = new VersionedWorld(new Random(1), T0, Maintainers.Mode.SERVICE);
         long t = T0 * 1000L;
@@ -311,35 +311,25 @@ class KnownDivergencesTest {
      * so it forgets the key ({@code RowReconcile.settled}): a rows-table write sent with its others,
      * after the reconcile. Before it lands, W4 ({@code UPDATE ... SET country = 'fr'}, partial: the
      * service's) gives the row (fr, 20) again, and the service, reading (fr, 20) still recorded,
-     * writes its entry without recording the key again. Then the node's forget lands. When W5 moves the
-     * row to (de, 20) again, no reconcile reads (fr, 20): its entry matches for good. {@code
-     * -Dgsi.history.node-forgets=true} puts it back into the random histories.
+     * wrote its entry without recording the key again; the node's forget landed then, and when W5 moved
+     * the row to (de, 20) again, no reconcile read (fr, 20): its entry matched for good. Now the service
+     * records a current key again when its element is older than its key cells (W1's, here), above the
+     * rows table's {@code _w}, which the forget at W1's time cannot shadow (docs/design.md section 6.7).
      */
     @Test
-    @Disabled("known divergence: a reconcile's ForgetKeys lands after another maintainer's reconcile read the key recorded and wrote its entry")
     void should_mark_the_entry_of_a_key_the_node_forgets_while_the_service_writes_it_again() {
-        UnversionedWorld w = new UnversionedWorld(new Random(1), T0, Maintainers.Mode.NODE);
         long t = T0 * 1000L;
         ByteBuffer id = text("u");
-        MemoryTrigger.Batch w1 = w.batch(id, cells("email", text("a@x"), "country", text("fr"), "age", UnversionedWorld.int4(20)), true, t, 0);
-        w1.land();
-        w.repair(w1.marker(), w.stores.node());
-        w.now += 100;
-        MemoryTrigger.Batch w2 = w.batch(id, cells("email", text("a@x"), "country", text("de"), "age", UnversionedWorld.int4(20)), true, t + 100_000L, 0);
-        w2.land();
-        w.repair(w2.marker(), w.stores.node());
+        UnversionedWorld w = movedFromFrToDe(id);
         w.now += 2_000;
-        MemoryTrigger.Batch w3 = w.batch(id, cells("email", text("a@x"), "country", text("de"), "age", UnversionedWorld.int4(20)), true, t + 2_100_000L, 0);
+        MemoryTrigger.Batch w3 = insert(w, id, "de", t + 2_100_000L);
         w3.land();
         List<Runnable> nodeWrites = new ArrayList<>(); // the node's writes, sent once its turn is computed
         TableKind.of(UnversionedWorld.PLAN, w.stores.node(), new RepairCounters()).repair(MarkerGroup.coalesce(List.of(w3.marker())).get(0), null,
-                (index, rows) -> {
-                    index.forEach(x -> nodeWrites.add(() -> w.stores.apply(x)));
-                    rows.forEach(x -> nodeWrites.add(() -> w.stores.apply(x)));
-                });
+                holding(w, nodeWrites));
         MemoryTrigger.Batch w4 = w.batch(id, cells("country", text("fr")), false, t + 2_110_000L, 0);
         w4.land();
-        assertThat(w.repair(w4.marker())).isEqualTo(Outcome.DONE); // the service, meanwhile
+        assertThat(w.repair(w4.marker())).as("the service, meanwhile: it makes the marked entry match again").isEqualTo(Outcome.AGAIN);
         nodeWrites.forEach(Runnable::run); // the node's forget lands
         w.now += 1_000;
         MemoryTrigger.Batch w5 = w.batch(id, cells("country", text("de")), false, t + 3_110_000L, 0);
@@ -352,17 +342,48 @@ class KnownDivergencesTest {
     }
 
     /**
+     * The same two maintainers, the other way round: the service's reconcile of W3 ({@code UPDATE ...
+     * SET country = 'fr'}, partial) makes the marked entry of (fr, 20) match again, and before its
+     * writes land the node reconciles W4 (plain, back to (de, 20)), reads that entry still marked, and
+     * leaves it. Then the service's writes land: (fr, 20) matches, and W4's marker is done. The
+     * service's reconcile returns AGAIN because it made an entry match that did not as read, and its
+     * pass a second later marks it (docs/design.md section 6.6).
+     */
+    @Test
+    void should_mark_the_entry_one_maintainer_makes_match_while_the_other_reconciles_a_later_write() {
+        long t = T0 * 1000L;
+        ByteBuffer id = text("u");
+        UnversionedWorld w = movedFromFrToDe(id);
+        w.now += 100;
+        MemoryTrigger.Batch w3 = w.batch(id, cells("country", text("fr")), false, t + 200_000L, 0);
+        w3.land();
+        List<Runnable> serviceWrites = new ArrayList<>(); // the service's writes, sent once its step is computed
+        MarkerGroup g3 = MarkerGroup.coalesce(List.of(w3.marker())).get(0);
+        TableKind service = TableKind.of(UnversionedWorld.PLAN, w.stores, new RepairCounters());
+        assertThat(service.repair(g3, null, holding(w, serviceWrites))).as("it makes the marked entry of (fr, 20) match again")
+                .isEqualTo(Outcome.AGAIN);
+        w.now += 10;
+        assertThat(insertByNode(w, id, "de", t + 210_000L)).isEqualTo(Outcome.DONE); // the node, meanwhile
+        serviceWrites.forEach(Runnable::run); // the service's writes land
+        w.now += 1_000;
+        service.repair(g3.withUnseenGone(), null, w.sink(w.stores)); // the service's pass a second later
+
+        assertThat(w.value(id, "country")).isEqualTo(text("de"));
+        MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(1), List.of(text("fr"), UnversionedWorld.int4(20), id));
+        assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).as("by_country entry (fr, 20, u): the row's country is de").isFalse();
+    }
+
+    /**
      * Two writes of an unversioned row, W1 (country de, age 21) then W2 (country fr, age 21), whose
      * markers one turn of a maintainer coalesces into one group, tids W1..W2 (the node takes them 10
      * ms after the trigger; the service coalesces them too). W1's base row and rows-table record have
      * landed, its entry not yet. The reconcile finds (de, 21) recorded, its entry absent, so nothing
-     * to mark; the rows table's {@code _w} is W2's, the group's newest, so {@code UnversionedTable}
-     * returns DONE, where W1's marker alone would have had AGAIN (a later write shown: an earlier one
-     * may still be landing). Then W1's entry lands and matches for good. {@code
-     * -Dgsi.history.coalesce-writes=true} puts it back into the random histories.
+     * to mark. The rows table's {@code _w} is W2's, later than the group's oldest write, so {@code
+     * UnversionedTable} returns AGAIN, as W1's marker alone would (it once judged the group by its
+     * newest write and returned DONE: W1's entry then landed and matched for good); the pass a second
+     * later marks W1's entry.
      */
     @Test
-    @Disabled("known divergence: UnversionedTable judges a coalesced group by its newest write: DONE though an older write of the group is still landing")
     void should_mark_the_entry_of_the_older_write_when_a_group_coalesces_two_writes_and_its_entry_lands_late() {
         UnversionedWorld w = new UnversionedWorld(new Random(1), T0, Maintainers.Mode.NODE);
         long t = T0 * 1000L;
@@ -374,14 +395,44 @@ class KnownDivergencesTest {
         w2.land();
         w.now += 10;
         MarkerGroup both = MarkerGroup.coalesce(List.of(w1.marker(), w2.marker())).get(0);
-        assertThat(TableKind.of(UnversionedWorld.PLAN, w.stores.node(), new RepairCounters()).repair(both, null, w.sink(w.stores)))
-                .isEqualTo(Outcome.DONE);
+        TableKind node = TableKind.of(UnversionedWorld.PLAN, w.stores.node(), new RepairCounters());
+        assertThat(node.repair(both, null, w.sink(w.stores))).as("an older write of the group may still be landing").isEqualTo(Outcome.AGAIN);
         w1.entries().forEach(Runnable::run);
         w.now += 1_000;
+        node.repair(both.withUnseenGone(), null, w.sink(w.stores)); // its pass a second later
 
         assertThat(w.value(id, "country")).isEqualTo(text("fr"));
         MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(1), List.of(text("de"), UnversionedWorld.int4(21), id));
         assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).as("by_country entry (de, 21, u): the row's country is fr").isFalse();
+    }
+
+    /** In node mode, row {@code id} inserted with (fr, 20) at T0, then (de, 20) 100 ms later, each reconciled by the node. */
+    private static UnversionedWorld movedFromFrToDe(ByteBuffer id) {
+        UnversionedWorld w = new UnversionedWorld(new Random(1), T0, Maintainers.Mode.NODE);
+        insertByNode(w, id, "fr", T0 * 1000L);
+        w.now += 100;
+        insertByNode(w, id, "de", T0 * 1000L + 100_000L);
+        return w;
+    }
+
+    /** An insert of row {@code id}: email a@x, {@code country}, age 20, at client timestamp {@code ts}. */
+    private static MemoryTrigger.Batch insert(UnversionedWorld w, ByteBuffer id, String country, long ts) {
+        return w.batch(id, cells("email", text("a@x"), "country", text(country), "age", UnversionedWorld.int4(20)), true, ts, 0);
+    }
+
+    /** {@link #insert}, landed whole, and its marker reconciled by the in-node maintainer. */
+    private static Outcome insertByNode(UnversionedWorld w, ByteBuffer id, String country, long ts) {
+        MemoryTrigger.Batch b = insert(w, id, country, ts);
+        b.land();
+        return w.repair(b.marker(), w.stores.node());
+    }
+
+    /** A sink that holds a repair's writes in {@code held}, to land when the test says. */
+    private static Writes.Sink holding(UnversionedWorld w, List<Runnable> held) {
+        return (index, rows) -> {
+            index.forEach(x -> held.add(() -> w.stores.apply(x)));
+            rows.forEach(x -> held.add(() -> w.stores.apply(x)));
+        };
     }
 
     private static Map<String, ByteBuffer> cells(Object... kv) {

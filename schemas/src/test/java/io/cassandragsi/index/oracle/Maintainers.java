@@ -86,8 +86,6 @@ final class Maintainers {
     final Map<Outcome, Integer> nodeOutcomes = new EnumMap<>(Outcome.class);
     int handedOff;
     int gaveUp;
-    /** Whether the markers of several writes of a row are repaired as one group, as the maintainers do (a world may turn it off). */
-    boolean coalesceWrites = true;
     private final List<Readable> readable = new ArrayList<>();
     private final List<Pending> pending = new ArrayList<>();
     private final List<Item> items = new ArrayList<>();
@@ -135,17 +133,6 @@ final class Maintainers {
         sim.at(poll(at), this::servicePoll);
     }
 
-    /** The markers' groups: by row ({@link MarkerGroup#coalesce}), or each marker a group of its own unless {@link #coalesceWrites}. */
-    private List<MarkerGroup> coalesce(List<Marker> markers) {
-        if (coalesceWrites) {
-            return MarkerGroup.coalesce(markers);
-        }
-        List<MarkerGroup> out = new ArrayList<>();
-        new LinkedHashMap<>(markers.stream().collect(java.util.stream.Collectors.toMap(Marker::id, m -> m, (a, b) -> a)))
-                .values().forEach(m -> out.add(MarkerGroup.coalesce(List.of(m)).get(0)));
-        return out;
-    }
-
     private static long poll(long at) {
         return Math.floorDiv(at + POLL - 1, POLL) * POLL;
     }
@@ -172,7 +159,7 @@ final class Maintainers {
         }
         long acked = sim.now;
         if (!read.isEmpty()) {
-            List<MarkerGroup> groups = coalesce(read);
+            List<MarkerGroup> groups = MarkerGroup.coalesce(read);
             Map<MarkerGroup, TableKind.Prefetched> pre = service.prefetch(groups);
             Simulation.Step step = sim.new Step(stores);
             List<Outcome> outcomes = new ArrayList<>();
@@ -264,7 +251,7 @@ final class Maintainers {
         for (boolean again : new boolean[] {false, true}) {
             Map<java.util.UUID, Item> byId = new LinkedHashMap<>();
             turn.stream().filter(i -> i.unseenGone == again).forEach(i -> byId.put(i.marker.id(), i));
-            for (MarkerGroup g : coalesce(byId.values().stream().map(i -> i.marker).toList())) {
+            for (MarkerGroup g : MarkerGroup.coalesce(byId.values().stream().map(i -> i.marker).toList())) {
                 MarkerGroup group = again ? g.withUnseenGone() : g;
                 groups.put(group, g.markerIds().stream().map(byId::get).toList());
                 order.add(group);

@@ -91,7 +91,7 @@ import org.junit.jupiter.api.Test;
  *   <li>the index is judged once the maintainers have drained and every TTL has run out, not at
  *       moments in between: the service's own rewrites of an unversioned entry outlive its cells by
  *       up to two seconds, and a versioned row whose newest version expired waits for its marker;
- *   <li>eight interleavings that make the index disagree with the base for good today, each reduced
+ *   <li>five interleavings that make the index disagree with the base for good today, each reduced
  *       to a few steps in {@link KnownDivergencesTest} (disabled) and off by default here, with a
  *       flag that puts it back: a version written again with a longer TTL or none after a write
  *       with a TTL ({@code -Dgsi.history.ttl-rewrites=true}: its per-version entry expires with the
@@ -104,20 +104,10 @@ import org.junit.jupiter.api.Test;
  *       and without a TTL expires); an unversioned write whose client timestamp ties an earlier
  *       write's, its marker read by the node maintainer before its batch lands ({@code
  *       -Dgsi.history.node-ties=true}: taken for visible, the losing write's entry matches for
- *       good); the node maintainer forgetting an unversioned key while the service writes its entry
- *       again ({@code -Dgsi.history.node-forgets=true}: the forget lands after the service read the
- *       key recorded); a version deleted while its batch still lands ({@code
- *       -Dgsi.history.delete-while-landing=true}: a recompute reads its per-version entry absent and
- *       forgets its key, and the entry lands for good); the markers of two unversioned writes of a row coalesced into
- *       one group while the older write's entry still lands ({@code
- *       -Dgsi.history.coalesce-writes=true}: the group is DONE by its newest write, and the entry
- *       matches for good). Off, unversioned entries land after their base row (still
+ *       good). Off, unversioned entries land after their base row (still
  *       within 20 ms, in any order among themselves), tied timestamps come from the last 0.9 s,
- *       unversioned TTLs go on statements that write email (and name), not country or age, a
- *       versioned delete lands after the batches of its row still landing, each unversioned
- *       marker is a group of its own, and in node mode a
- *       batch whose timestamp ties lands within the node's settle and the unversioned maintainers'
- *       steps land their writes as they end.
+ *       unversioned TTLs go on statements that write email (and name), not country or age, and in
+ *       node mode a batch whose timestamp ties lands within the node's settle.
  * </ul>
  *
  * <p>{@code -Dgsi.history.scale=K} runs K times as many histories (a soak).

@@ -46,33 +46,16 @@ final class UnversionedWorld extends Simulation {
      * visible (the rows table's {@code _w} already holds that timestamp) and reconciles the row
      * without it, and a losing write's entry that lands later matches for good (see {@code
      * RandomHistoryTest}, the known divergences); {@code -Dgsi.history.node-ties=true} turns it on.
-     * Off, such a batch lands whole within the node's settle (5 ms).
+     * Off, such a batch lands whole within the node's settle (5 ms), and only ties a write whose batch
+     * has landed (20 ms ago): else the node could read the earlier write's marker once the later one
+     * landed, and take it for visible the same way.
      */
     static final boolean NODE_TIES = Boolean.getBoolean("gsi.history.node-ties");
 
-    /**
-     * Whether, with the node maintainer, a maintainer step's writes may still be landing while the
-     * other maintainer reconciles the same row. Off by default: a key the node forgets can then be
-     * forgotten after the service read it recorded and wrote its entry, and the entry matches for
-     * good (see {@code RandomHistoryTest}, the known divergences); {@code
-     * -Dgsi.history.node-forgets=true} turns it on. Off, in node mode every step's writes land as the
-     * step ends.
-     */
-    static final boolean NODE_FORGETS = Boolean.getBoolean("gsi.history.node-forgets");
-
-    /**
-     * Whether the maintainers repair the markers of several writes of a row as one group, as they do.
-     * Off by default: a group whose newest write the rows table shows is DONE, though an older write
-     * of the group may still be landing its entry, which then matches for good (see {@code
-     * RandomHistoryTest}, the known divergences); {@code -Dgsi.history.coalesce-writes=true} turns it
-     * on. Off, each unversioned marker is a group of its own.
-     */
-    static final boolean COALESCE_WRITES = Boolean.getBoolean("gsi.history.coalesce-writes");
-
     /** Whether the last client timestamp taken ties an earlier write's. */
     private boolean lastTied;
-    /** Every plain write's timestamp, for ties. */
-    private final List<Long> plainTimestamps = new ArrayList<>();
+    /** Every plain write's timestamp, for ties, and when it was written (epoch milliseconds). */
+    private final List<long[]> plainTimestamps = new ArrayList<>();
     /** The last statement, for a client retry: the same cells at the same timestamp. */
     private Runnable last;
 
@@ -81,10 +64,6 @@ final class UnversionedWorld extends Simulation {
         this.stores = MemoryStores.of(PLAN, () -> now);
         this.trigger = new MemoryTrigger(stores, () -> now);
         this.maintainers = new Maintainers(this, stores, trigger, mode);
-        if (mode == Maintainers.Mode.NODE && !NODE_FORGETS) {
-            landWithin = 0;
-        }
-        maintainers.coalesceWrites = COALESCE_WRITES;
     }
 
     static ByteBuffer text(String s) {
@@ -128,8 +107,10 @@ final class UnversionedWorld extends Simulation {
     private long timestamp(boolean expiring) {
         lastTied = false;
         if (!expiring && !plainTimestamps.isEmpty() && rnd.nextInt(10) == 0) {
-            long tied = plainTimestamps.get(rnd.nextInt(plainTimestamps.size()));
-            if (OLD_TIMESTAMPS || tied > nowMicros() - 900_000) {
+            long[] earlier = plainTimestamps.get(rnd.nextInt(plainTimestamps.size()));
+            long tied = earlier[0];
+            boolean landed = NODE_TIES || maintainers.mode() == Maintainers.Mode.SERVICE || earlier[1] <= now - 20;
+            if ((OLD_TIMESTAMPS || tied > nowMicros() - 900_000) && landed) {
                 ties++;
                 lastTied = true;
                 return tied;
@@ -137,7 +118,7 @@ final class UnversionedWorld extends Simulation {
         }
         long ts = nowMicros() + rnd.nextInt(40_000) - 20_000;
         if (!expiring) {
-            plainTimestamps.add(ts);
+            plainTimestamps.add(new long[] {ts, now});
         }
         return ts;
     }

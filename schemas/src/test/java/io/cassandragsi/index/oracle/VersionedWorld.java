@@ -20,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -67,17 +66,6 @@ final class VersionedWorld extends Simulation {
      * RandomHistoryTest}, the known divergence); {@code -Dgsi.history.ttl-rewrites=true} turns it on.
      */
     static final boolean TTL_REWRITES = Boolean.getBoolean("gsi.history.ttl-rewrites");
-    /**
-     * Whether a delete may land while a version of its row is still landing its batch. Off by
-     * default: a recompute can then find the key of a version deleted at once recorded, its
-     * per-version entry absent (still landing), and forget the key, and the entry lands for good
-     * (see {@code RandomHistoryTest}, the known divergences); {@code
-     * -Dgsi.history.delete-while-landing=true} turns it on. Off, a delete lands after every batch
-     * of its row written before it.
-     */
-    static final boolean DELETE_WHILE_LANDING = Boolean.getBoolean("gsi.history.delete-while-landing");
-    /** Per row, when the last mutation of the batches written so far lands (epoch milliseconds). */
-    private final Map<ByteBuffer, Long> landing = new HashMap<>();
     final List<UUID> deleted = new ArrayList<>();
     private final Set<Long> ticksUsed = new HashSet<>();
 
@@ -183,15 +171,10 @@ final class VersionedWorld extends Simulation {
                     + " value " + RandomHistoryTest.show(v.get(3)) + " w " + w + " ttl " + ttl);
         }
         MemoryTrigger.Batch b = batch(v, w, ttl);
-        long last = now;
         for (Runnable m : b.entries()) {
-            long t = now + rnd.nextInt(20);
-            at(t, m);
-            last = Math.max(last, t);
+            at(now + rnd.nextInt(20), m);
         }
-        long t = now + rnd.nextInt(20);
-        at(t, b.base());
-        landing.merge(v.values()[0], Math.max(last, t), Math::max);
+        at(now + rnd.nextInt(20), b.base());
         maintainers.marker(b.marker());
         if (b.expiry() != null) {
             maintainers.queue(b.expiry(), b.expiryDue());
@@ -206,26 +189,25 @@ final class VersionedWorld extends Simulation {
     void deleteVersion(ByteBuffer key, UUID tid, long d) {
         log("delete " + RandomHistoryTest.show(key) + " " + tid(tid) + " d " + d);
         deleted.add(tid);
-        land(key, trigger.deleteVersion(List.of(key), tid, d));
+        land(trigger.deleteVersion(List.of(key), tid, d));
     }
 
     void deleteRange(ByteBuffer key, UUID from, UUID to, long d) {
         log("delete range " + RandomHistoryTest.show(key) + " " + tid(from) + ".." + tid(to) + " d " + d);
         written.keySet().stream().filter(t -> written.get(t).values()[0].equals(key) && Tids.compare(t, from) >= 0 && Tids.compare(t, to) <= 0)
                 .forEach(deleted::add);
-        land(key, trigger.deleteRange(List.of(key), from, to, d));
+        land(trigger.deleteRange(List.of(key), from, to, d));
     }
 
     void deletePartition(ByteBuffer key, long d) {
         log("delete partition " + RandomHistoryTest.show(key) + " d " + d);
         written.keySet().stream().filter(t -> written.get(t).values()[0].equals(key)).forEach(deleted::add);
-        land(key, trigger.deletePartition(List.of(key), d));
+        land(trigger.deletePartition(List.of(key), d));
     }
 
-    /** A delete's batch: the base mutation within 20 ms (after the row's batches still landing, unless {@link #DELETE_WHILE_LANDING}), and its marker. */
-    private void land(ByteBuffer key, MemoryTrigger.Batch b) {
-        long t = now + rnd.nextInt(20);
-        at(DELETE_WHILE_LANDING ? t : Math.max(t, landing.getOrDefault(key, now) + 1), b.base());
+    /** A delete's batch: the base mutation within 20 ms (the row's batches may still be landing), and its marker. */
+    private void land(MemoryTrigger.Batch b) {
+        at(now + rnd.nextInt(20), b.base());
         maintainers.marker(b.marker());
     }
 
