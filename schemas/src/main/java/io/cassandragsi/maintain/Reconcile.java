@@ -14,8 +14,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Reconciles one row of an unversioned table (the maintainers, rebuild and check share it;
- * docs/design.md section 6): reads the index entries of every key the row has had and of the key
+ * Reconciles one row of an unversioned table for the maintainers ({@link UnversionedTable};
+ * docs/design.md section 6; a check judges rows by the pure {@link RowReconcile} alone): reads the index entries of every key the row has had and of the key
  * it has now, asks the pure {@link RowReconcile} what to write, and records in the rows table any
  * key the row lacks there before its entry is written, so that a later repair always finds it.
  * Writing the entries is the caller's.
@@ -24,24 +24,21 @@ public final class Reconcile {
     private Reconcile() {}
 
     /**
-     * What one index needs for a row: the writes, the entries as read (for a check's comparison),
-     * and whether the key the row has now was recorded first (at once) by this reconcile.
+     * What one index needs for a row: the writes, the entries as read, and whether the key the row
+     * has now was recorded first (at once) by this reconcile.
      */
     public record IndexResult(IndexPlan index, List<ByteBuffer> current, List<TablePlan.IndexWrite> writes,
             Map<List<ByteBuffer>, RowReconcile.EntryState> entries, boolean recorded) {}
 
     /**
      * @param indexes the indexes to reconcile (each of {@code plan})
-     * @param extraKeys entry keys to judge besides the rows table's, per index name (a check's
-     *     index scan), may be empty
-     * @param now where the key the row has now is recorded first; null for a dry run (a check
-     *     without fix): nothing is written
+     * @param now where the key the row has now is recorded first
      * @param shownUpTo the newest write of the row the rows table showed before the row was read
      *     (microseconds): entries of later writes are left to those writes' markers ({@link
-     *     RowReconcile#reconcile}); {@link Long#MAX_VALUE} for jobs, which judge every entry
+     *     RowReconcile#reconcile})
      */
     public static List<IndexResult> row(TablePlan plan, EntryReads entries, Collection<IndexPlan> indexes, RowRecord record, CurrentRow row,
-            long stopHint, long shownUpTo, Map<String, Set<List<ByteBuffer>>> extraKeys, Writes.Now now) {
+            long stopHint, long shownUpTo, Writes.Now now) {
         Map<String, List<List<ByteBuffer>>> newKeys = new LinkedHashMap<>();
         long newest = 0;
         List<CompletableFuture<IndexResult>> perIndex = new ArrayList<>();
@@ -68,11 +65,10 @@ public final class Reconcile {
             if (current != null) {
                 keys.add(current);
             }
-            keys.addAll(extraKeys.getOrDefault(name, Set.of()));
             perIndex.add(entries.entryStates(index, keys).thenApply(found -> new IndexResult(index, current,
-                    RowReconcile.reconcile(plan, index, row.cells(), keys, found, stopHint, shownUpTo), found, recorded && now != null)));
+                    RowReconcile.reconcile(plan, index, row.cells(), keys, found, stopHint, shownUpTo), found, recorded)));
         }
-        if (now != null && !newKeys.isEmpty()) {
+        if (!newKeys.isEmpty()) {
             // above _w: the rows table may have forgotten the key at a write time up to that (RowReconcile.settled)
             long at = record.written() == Long.MIN_VALUE ? newest : Math.max(newest, record.written() + 1);
             now.write(List.of(new RowsWrite.AddKeys(row.rowKey(), newKeys, at)));

@@ -112,7 +112,7 @@ public final class UnversionedTable implements TableKind {
         // the row's newest write the rows table shows (a range or partition delete's, a conditional write's hint
         // included), read before the row: what the base showed, and what a settled key must be older than
         long newestWrite = Math.max(record.written(), stopHint);
-        for (Reconcile.IndexResult r : Reconcile.row(plan, entries, plan.indexes(), record, row, stopHint, newestWrite, Map.of(), now)) {
+        for (Reconcile.IndexResult r : Reconcile.row(plan, entries, plan.indexes(), record, row, stopHint, newestWrite, now)) {
             writes.addAll(r.writes());
             String index = r.index().index().name();
             Map<List<ByteBuffer>, Long> times = record.keyTimes(index);
