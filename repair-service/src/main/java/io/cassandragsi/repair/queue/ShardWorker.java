@@ -276,65 +276,28 @@ final class ShardWorker {
         }
     }
 
-    /**
-     * Records an outcome: null means the repair failed (Cassandra unavailable, a timeout): it is
-     * retried with backoff and never given up, because nothing was learnt about the version.
-     */
+    /** Records an outcome ({@link NextStep}; null: the repair failed): another attempt later, or finished. */
     private void finish(MarkerGroup g, Outcome outcome, int attempts, long nowMillis) {
-        if (outcome == null) {
-            long backoff = Math.min(30_000L, 200L << Math.min(attempts, 7));
-            pending.add(new Pending(g, nowMillis + backoff, attempts + 1));
-            pendingIds.addAll(g.markerIds());
-            return;
-        }
-        if (outcome == Outcome.AGAIN) {
-            // reconciled with what was visible; once more a little later (a conditional write until
-            // a SERIAL read must have seen it, anything else once), taking what is still unseen for gone
-            long age = nowMillis - markerMillis(g.oldestMarker());
-            if (g.cas() ? age <= CAS_SETTLE.toMillis() : !g.unseenGone()) {
-                pending.add(new Pending(g.withUnseenGone(), nowMillis + Math.min(4_000L, AGAIN_AFTER.toMillis() << Math.min(attempts, 2)),
-                        attempts + 1));
+        long age = nowMillis - markerMillis(g.oldestMarker());
+        NextStep next = NextStep.after(g, outcome, attempts, age);
+        switch (next.kind()) {
+            case AGAIN -> {
+                pending.add(new Pending(next.group(), nowMillis + next.delayMillis(), attempts + 1));
                 pendingIds.addAll(g.markerIds());
                 return;
             }
-        }
-        if (outcome == Outcome.DROPPED) {
-            // no index table of its table is known: not yet (a schema change on its way to this driver), or no longer
-            long age = nowMillis - markerMillis(g.oldestMarker());
-            if (age <= GIVE_UP.toMillis()) {
-                pending.add(new Pending(g, nowMillis + Math.min(30_000L, 500L << Math.min(attempts, 6)), attempts + 1));
-                pendingIds.addAll(g.markerIds());
-                return;
-            }
-            metrics.unknownTables.increment();
-            LOG.warn("shard {}: dropped a marker of {}.{} after {} s: no index table of that table is known (its indexes were"
-                    + " dropped, or the schema never reached this service)", shard, g.keyspace(), g.table(), age / 1000);
-        }
-        if (outcome == Outcome.RETRY) {
-            long age = nowMillis - markerMillis(g.oldestMarker());
-            if (!g.cas() && !g.recompute() && age > INVISIBLE_FOR.toMillis()) {
-                // the rows table lists what the missing version wrote; its own delete marker may have come first
-                pending.add(new Pending(g.asRecompute(), nowMillis, attempts + 1));
-                pendingIds.addAll(g.markerIds());
-                return;
-            }
-            long limit = g.cas() ? CAS_SETTLE.toMillis() : GIVE_UP.toMillis();
-            if (age <= limit) {
-                long backoff = Math.min(30_000L, 100L << Math.min(attempts, 8));
-                pending.add(new Pending(g, nowMillis + backoff, attempts + 1));
-                pendingIds.addAll(g.markerIds());
-                return;
-            }
-            if (g.cas()) {
-                metrics.casNotApplied.increment();
-            } else {
+            case DONE -> repairs.counted(g);
+            case CAS_NOT_APPLIED -> metrics.casNotApplied.increment();
+            case GAVE_UP -> {
                 metrics.gaveUp.increment();
                 LOG.warn("shard {}: gave up on {}.{} tids {}..{} after {} s: the version is not readable (deleted, or a write"
                         + " that never completed); ./gsi check finds any drift", shard, g.keyspace(), g.table(), g.tidMin(), g.tidMax(), age / 1000);
             }
-        }
-        if (outcome != Outcome.RETRY && outcome != Outcome.DROPPED) {
-            repairs.counted(g);
+            case UNKNOWN_TABLE -> {
+                metrics.unknownTables.increment();
+                LOG.warn("shard {}: dropped a marker of {}.{} after {} s: no index table of that table is known (its indexes were"
+                        + " dropped, or the schema never reached this service)", shard, g.keyspace(), g.table(), age / 1000);
+            }
         }
         metrics.markersDone.add(g.markerIds().size());
         for (UUID id : g.markerIds()) {
@@ -386,8 +349,9 @@ final class ShardWorker {
         }
     }
 
-    int pendingCount() {
-        return pending.size();
+    /** Groups waiting for a retry, of tables in {@code keyspace} or (null) of every table. */
+    int pendingCount(String keyspace) {
+        return (int) pending.stream().filter(p -> keyspace == null || p.group.keyspace().equals(keyspace)).count();
     }
 
     /** True when the fast path read past {@code endMillis} and nothing read is waiting for a retry (an epoch sweep's end). */

@@ -86,7 +86,7 @@ public final class QueueStore implements QueueReads {
         return out;
     }
 
-    /** Queues a marker from the service itself (read repair, CAS follow-ups). */
+    /** Queues a marker from the service itself (a consistent read that found an entry to repair). */
     public void enqueue(Marker m, long nowMillis, ConsistencyLevel cl) {
         int shard = QueueLayout.shardOf(m.keyspace(), m.table(), m.pk(), settings.shards());
         session.execute(write.bind(shard, settings.bucketOf(nowMillis), m.id(), m.keyspace(), m.table(), m.pk(), m.ck(),

@@ -1,0 +1,60 @@
+package io.cassandragsi.repair.queue;
+
+import io.cassandragsi.maintain.MarkerGroup;
+import io.cassandragsi.maintain.Outcome;
+
+/**
+ * What the repair service does with a group of markers after a repair (docs/design.md section
+ * 7.5), as a pure function of the repair's outcome (null: it failed), the age of the group's oldest
+ * marker and the attempts so far: another attempt of {@code group} after a delay (a retry, a
+ * second pass, a recompute), or finished, counted as done, given up, a conditional write not
+ * applied, or a table no index is known of. The in-node maintainer's counterpart is the trigger's
+ * {@code NextTurn}.
+ */
+record NextStep(Kind kind, MarkerGroup group, long delayMillis) {
+    enum Kind {
+        AGAIN, DONE, GAVE_UP, CAS_NOT_APPLIED, UNKNOWN_TABLE;
+
+        boolean finished() {
+            return this != AGAIN;
+        }
+    }
+
+    static NextStep after(MarkerGroup g, Outcome outcome, int attempts, long ageMillis) {
+        if (outcome == null) { // nothing was learnt about the version: retried with backoff, never given up
+            return again(g, Math.min(30_000L, 200L << Math.min(attempts, 7)));
+        }
+        return switch (outcome) {
+            case DONE, HANDOFF -> finished(g, Kind.DONE);
+            // reconciled with what was visible; once more a little later (a conditional write until a SERIAL read
+            // must have seen it, anything else once), taking what is still unseen for gone
+            case AGAIN -> (g.cas() ? ageMillis <= ShardWorker.CAS_SETTLE.toMillis() : !g.unseenGone())
+                    ? again(g.withUnseenGone(), Math.min(4_000L, ShardWorker.AGAIN_AFTER.toMillis() << Math.min(attempts, 2)))
+                    : finished(g, Kind.DONE);
+            // no index table of its table is known: not yet (a schema change on its way to this driver), or no longer
+            case DROPPED -> ageMillis <= ShardWorker.GIVE_UP.toMillis()
+                    ? again(g, Math.min(30_000L, 500L << Math.min(attempts, 6)))
+                    : finished(g, Kind.UNKNOWN_TABLE);
+            case RETRY -> retry(g, attempts, ageMillis);
+        };
+    }
+
+    /** A version not visible: recomputed once invisible for long (the rows table lists what it wrote), else waited for. */
+    private static NextStep retry(MarkerGroup g, int attempts, long ageMillis) {
+        if (!g.cas() && !g.recompute() && ageMillis > ShardWorker.INVISIBLE_FOR.toMillis()) {
+            return again(g.asRecompute(), 0); // its own delete marker may have come first
+        }
+        if (ageMillis <= (g.cas() ? ShardWorker.CAS_SETTLE : ShardWorker.GIVE_UP).toMillis()) {
+            return again(g, Math.min(30_000L, 100L << Math.min(attempts, 8)));
+        }
+        return finished(g, g.cas() ? Kind.CAS_NOT_APPLIED : Kind.GAVE_UP);
+    }
+
+    private static NextStep again(MarkerGroup g, long delayMillis) {
+        return new NextStep(Kind.AGAIN, g, delayMillis);
+    }
+
+    private static NextStep finished(MarkerGroup g, Kind kind) {
+        return new NextStep(kind, g, 0);
+    }
+}
