@@ -112,8 +112,14 @@ public final class QueueConsumer implements AutoCloseable {
         return oldest == 0 ? 0 : Math.max(0, clock.millis() - oldest);
     }
 
+    /** Marker groups waiting for a retry, in every table. */
     public int pending() {
-        return workers.values().stream().mapToInt(ShardWorker::pendingCount).sum();
+        return workers.values().stream().mapToInt(w -> w.pendingCount(null)).sum();
+    }
+
+    /** Marker groups of tables in {@code keyspace} waiting for a retry. */
+    public int pending(String keyspace) {
+        return workers.values().stream().mapToInt(w -> w.pendingCount(keyspace)).sum();
     }
 
     /** One lease round (every {@link #LEASE_EVERY}): heartbeat, renew, release beyond the fair share, take free shards up to it. */
