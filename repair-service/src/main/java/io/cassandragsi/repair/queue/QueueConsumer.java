@@ -114,12 +114,14 @@ public final class QueueConsumer implements AutoCloseable {
 
     /** Marker groups waiting for a retry, in every table. */
     public int pending() {
-        return workers.values().stream().mapToInt(w -> w.pendingCount(null)).sum();
+        return workers.values().stream().mapToInt(ShardWorker::pendingCount).sum();
     }
 
-    /** Marker groups of tables in {@code keyspace} waiting for a retry. */
-    public int pending(String keyspace) {
-        return workers.values().stream().mapToInt(w -> w.pendingCount(keyspace)).sum();
+    /** Marker groups waiting for a retry by table ({@code keyspace.table}), in name order. */
+    public java.util.SortedMap<String, Integer> pendingByTable() {
+        java.util.SortedMap<String, Integer> byTable = new java.util.TreeMap<>();
+        workers.values().forEach(w -> w.pendingByTable(byTable));
+        return byTable;
     }
 
     /** One lease round (every {@link #LEASE_EVERY}): heartbeat, renew, release beyond the fair share, take free shards up to it. */

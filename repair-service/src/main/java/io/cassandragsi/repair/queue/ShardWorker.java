@@ -349,9 +349,15 @@ final class ShardWorker {
         }
     }
 
-    /** Groups waiting for a retry, of tables in {@code keyspace} or (null) of every table. */
-    int pendingCount(String keyspace) {
-        return (int) pending.stream().filter(p -> keyspace == null || p.group.keyspace().equals(keyspace)).count();
+    int pendingCount() {
+        return pending.size();
+    }
+
+    /** Adds the groups waiting for a retry to {@code byTable} ({@code keyspace.table}: count). */
+    void pendingByTable(Map<String, Integer> byTable) {
+        for (Pending p : pending) {
+            byTable.merge(p.group.keyspace() + "." + p.group.table(), 1, Integer::sum);
+        }
     }
 
     /** True when the fast path read past {@code endMillis} and nothing read is waiting for a retry (an epoch sweep's end). */

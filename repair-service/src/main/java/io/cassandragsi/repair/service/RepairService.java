@@ -93,6 +93,7 @@ public final class RepairService implements AutoCloseable {
         s.put("shards", consumer.shards());
         s.put("lag_ms", consumer.lagMillis());
         s.put("pending_retries", consumer.pending());
+        s.put("pending_by_table", consumer.pendingByTable());
         s.put("markers_read", consumer.metrics.markersRead.sum());
         s.put("markers_done", consumer.metrics.markersDone.sum());
         s.put("late_markers", consumer.metrics.lateMarkers.sum());

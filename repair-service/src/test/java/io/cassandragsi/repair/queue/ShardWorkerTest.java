@@ -107,14 +107,14 @@ class ShardWorkerTest {
         repairs.failures.put(m.id(), 1);
         clock.advance(Duration.ofMillis(1_100));
         w.step(clock.millis());
-        assertThat(w.pendingCount(null)).isEqualTo(1);
+        assertThat(w.pendingCount()).isEqualTo(1);
         clock.advance(Duration.ofMillis(100));
         w.step(clock.millis());
         assertThat(repairs.attemptsOf(m.id())).as("within the 200 ms backoff").isEqualTo(1);
         clock.advance(Duration.ofMillis(150));
         w.step(clock.millis());
         assertThat(repairs.attemptsOf(m.id())).isEqualTo(2);
-        assertThat(w.pendingCount(null)).isZero();
+        assertThat(w.pendingCount()).isZero();
         run(w, Duration.ofSeconds(45), Duration.ofMillis(500));
         assertThat(repairs.attemptsOf(m.id())).as("the sweeps leave a finished marker alone").isEqualTo(2);
         assertThat(metrics.markersDone.sum()).isEqualTo(1);
@@ -135,7 +135,7 @@ class ShardWorkerTest {
         assertThat(repairs.unseenGone).as("a second later, each once, a failed first pass too").containsExactlyInAnyOrder(m.id(), failing.id());
         assertThat(repairs.attemptsOf(m.id())).isEqualTo(2);
         assertThat(repairs.attemptsOf(failing.id())).isEqualTo(3);
-        assertThat(w.pendingCount(null)).isZero();
+        assertThat(w.pendingCount()).isZero();
     }
 
     @Test
@@ -145,11 +145,11 @@ class ShardWorkerTest {
         repairs.invisible.add(m.id());
         run(w, Duration.ofSeconds(1).plus(ShardWorker.INVISIBLE_FOR).minusSeconds(1), Duration.ofMillis(250));
         assertThat(repairs.recomputed).as("retried as a diff while the version may be in flight").isEmpty();
-        assertThat(w.pendingCount(null)).isEqualTo(1);
+        assertThat(w.pendingCount()).isEqualTo(1);
         run(w, Duration.ofSeconds(1).plus(ShardWorker.INVISIBLE_FOR).plusSeconds(31), Duration.ofMillis(250));
         assertThat(repairs.recomputed).as("then taken for deleted: its row is recomputed, once").containsExactly(m.id());
         assertThat(repairs.unseenGone).as("its version, and any other the base does not show, gone").containsExactly(m.id());
-        assertThat(w.pendingCount(null)).isZero();
+        assertThat(w.pendingCount()).isZero();
         assertThat(metrics.gaveUp.sum()).isZero();
         assertThat(metrics.markersDone.sum()).isEqualTo(1);
     }
