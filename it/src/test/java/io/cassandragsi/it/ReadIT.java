@@ -521,9 +521,12 @@ class ReadIT {
                     .withConsistent(true).withLimit(5).withAsOf(now.toString());
             assertThat(keys(readAll(q))).as("seed %d length %d, consumer stopped", seed, length).isEqualTo(expected(length, now));
         }
-        // entries whose row moved on still claim a match: each one dropped is handed to the queue (read repair)
+        // entries whose row moved on still claim a match: each one dropped is handed to the queue (read repair).
+        // In node mode the node's maintainer keeps diffing with the consumer stopped, and may have marked them all.
         long dropped = reader.falsePositives.sum() - falsePositives;
-        assertThat(dropped).as("seed %d: stale entries dropped by consistent reads", seed).isPositive();
+        if (SharedCluster.MAINTENANCE == io.cassandragsi.schema.Maintenance.SERVICE) {
+            assertThat(dropped).as("seed %d: stale entries dropped by consistent reads", seed).isPositive();
+        }
         long deadline = System.currentTimeMillis() + 10_000;
         while (reader.readRepairs.sum() - repairs < dropped && System.currentTimeMillis() < deadline) {
             Thread.sleep(20);

@@ -122,9 +122,11 @@ class RebuildCheckIT {
         assertThat(clean.state()).isEqualTo(JobState.DONE);
         assertThat(clean.drift()).isFalse();
         for (CheckResult.IndexReport r : clean.indexes()) {
-            assertThat(r.expected()).isEqualTo(run.compare(run.plan.indexes().stream()
-                    .filter(p -> p.index().name().equals(r.index())).findFirst().orElseThrow()).expected());
-            assertThat(r.approximate()).isZero();
+            HistoryRun.Drift d = run.compare(run.plan.indexes().stream().filter(p -> p.index().name().equals(r.index())).findFirst().orElseThrow());
+            assertThat(r.expected()).isEqualTo(d.expected());
+            // a rebuild cannot lower a _deleted that a diff during the history wrote late (docs/limits.md): none in
+            // service mode, where nothing diffed before the rebuild; in node mode the node's maintainer did
+            assertThat(r.approximate()).as("%s approximate _deleted", r.index()).isEqualTo(d.laterDeleted());
             assertThat(r.transientFindings()).isZero();
         }
         assertThat(checkCommand(ks, "by_length")).isZero();
