@@ -31,10 +31,18 @@ final class Answers {
         this.failed = failed;
     }
 
-    /** Sends a route's answer: JSON, or Prometheus text for a String. */
+    /** An HTML page (the status page): sent with a policy that allows no script and no outside asset. */
+    record Html(String page) {}
+
+    private static final HttpString CSP = new HttpString("Content-Security-Policy");
+
+    /** Sends a route's answer: JSON, Prometheus text for a String, or an {@link Html} page. */
     void respond(HttpServerExchange exchange, Object body) {
         try {
-            if (body instanceof String text) {
+            if (body instanceof Html html) {
+                exchange.getResponseHeaders().put(CSP, "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+                send(exchange, 200, "text/html; charset=utf-8", html.page().getBytes(StandardCharsets.UTF_8));
+            } else if (body instanceof String text) {
                 send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", text.getBytes(StandardCharsets.UTF_8));
             } else {
                 send(exchange, 200, "application/json", JSON.writeValueAsBytes(body));

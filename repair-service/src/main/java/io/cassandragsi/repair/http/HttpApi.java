@@ -2,6 +2,8 @@ package io.cassandragsi.repair.http;
 
 import io.cassandragsi.repair.config.HttpConfig;
 import io.cassandragsi.repair.read.IndexReader;
+import io.cassandragsi.repair.status.StatusHtml;
+import io.cassandragsi.repair.status.StatusReport;
 import io.cassandragsi.repair.read.Values;
 import io.undertow.Handlers;
 import io.undertow.Undertow;
@@ -233,6 +235,10 @@ public final class HttpApi implements AutoCloseable {
     /** Routes everything but reads; may block (runs on a worker thread). */
     private Object route(String method, String rawPath, List<String> seg, Map<String, String> params) {
         boolean get = method.equals("GET");
+        if (seg.equals(List.of(""))) { // GET /: the status page
+            requireMethod(get, method, "GET");
+            return new Answers.Html(StatusHtml.render(StatusReport.of(status.get()), java.time.Instant.now().toString()));
+        }
         if (seg.equals(List.of("admin", "status"))) {
             requireMethod(get, method, "GET");
             return status.get();

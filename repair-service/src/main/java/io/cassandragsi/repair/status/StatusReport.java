@@ -1,0 +1,115 @@
+package io.cassandragsi.repair.status;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What {@code GET /admin/status} says (docs/design.md section 7.7), arranged for people: the
+ * service's figures, one row per in-node maintainer epoch, one per index, and what the service is
+ * waiting for. Pure: built from the status map as the service makes it or as JSON parsed it, and
+ * rendered by {@link StatusText} ({@code ./gsi status}) and {@link StatusHtml} ({@code GET /}).
+ */
+public record StatusReport(List<String[]> service, Table nodes, Table indexes, List<String> waiting, List<String> problems) {
+
+    /** A table: column names and rows of cells, all text. */
+    public record Table(List<String> columns, List<List<String>> rows) {}
+
+    /** A maintainer whose heartbeat is older than this is taken for stopped (docs/design.md section 7.9). */
+    static final long SILENT_AFTER_MS = 10_000;
+    /** A service this far behind is said to be behind. */
+    static final long BEHIND_AFTER_MS = 5_000;
+
+    public static StatusReport of(Map<String, ?> status) {
+        List<String[]> service = new ArrayList<>();
+        service.add(new String[] {"instance", text(status.get("owner"))});
+        service.add(new String[] {"queue shards read here", text(status.get("shards"))});
+        service.add(new String[] {"lag", millis(status.get("lag_ms"))});
+        service.add(new String[] {"retries pending", text(status.get("pending_retries"))});
+        service.add(new String[] {"markers read / done", text(status.get("markers_read")) + " / " + text(status.get("markers_done"))});
+        service.add(new String[] {"late markers (found by sweeps)", text(status.get("late_markers"))});
+        service.add(new String[] {"errors (retried)", text(status.get("errors"))});
+        service.add(new String[] {"given up", text(status.get("gave_up"))});
+        service.add(new String[] {"conditional writes not applied", text(status.get("cas_not_applied"))});
+        service.add(new String[] {"markers of unknown tables", text(status.get("unknown_tables"))});
+        List<String> waiting = new ArrayList<>();
+        long lag = number(status.get("lag_ms"));
+        if (lag >= BEHIND_AFTER_MS) {
+            waiting.add("the service is " + millis(lag) + " behind the newest markers");
+        }
+        List<List<String>> nodeRows = new ArrayList<>();
+        for (Object o : list(status.get("nodes"))) {
+            Map<?, ?> n = (Map<?, ?>) o;
+            String node = text(n.get("node"));
+            long heartbeat = number(n.get("heartbeat_age_ms"));
+            String state = text(n.get("state"));
+            nodeRows.add(List.of(node, state, millis(heartbeat) + " ago", millis(n.get("lag_ms")), text(n.get("queued")), text(n.get("done")),
+                    text(n.get("handed_off")), text(n.get("retried")), text(n.get("sweep"))));
+            if ("running".equals(state) && heartbeat >= SILENT_AFTER_MS) {
+                waiting.add("node " + node + ": its maintainer has been silent for " + millis(heartbeat) + " (the service sweeps its work)");
+            }
+            if ("due".equals(text(n.get("sweep")))) {
+                waiting.add("node " + node + ": the sweep of its stopped maintainer's work (another instance, or this one soon)");
+            }
+        }
+        Map<String, Long> pending = new TreeMap<>();
+        map(status.get("pending_by_table")).forEach((table, count) -> pending.put(String.valueOf(table), number(count)));
+        pending.forEach((table, count) -> waiting.add(table + ": " + count + " group(s) of markers waiting for another attempt"));
+        List<List<String>> indexRows = new ArrayList<>();
+        new TreeMap<>(map(status.get("indexes"))).forEach((name, counts) -> {
+            Map<?, ?> c = map(counts);
+            indexRows.add(List.of(String.valueOf(name), text(c.get("upserted")), text(c.get("marked_deleted"))));
+        });
+        List<String> problems = new ArrayList<>();
+        new TreeMap<>(map(status.get("definition_problems"))).forEach((table, why) -> problems.add(table + ": " + why));
+        return new StatusReport(service,
+                new Table(List.of("node", "state", "heartbeat", "lag", "queued", "done", "handed off", "retried", "sweep"), nodeRows),
+                new Table(List.of("index", "entries upserted", "entries marked deleted"), indexRows), waiting, problems);
+    }
+
+    /** A duration in milliseconds for people: "850 ms", "12.3 s", "4 min 10 s". */
+    static String millis(Object ms) {
+        if (ms == null) {
+            return "-";
+        }
+        long v = number(ms);
+        if (v < 1_000) {
+            return v + " ms";
+        }
+        if (v < 60_000) {
+            return String.format(java.util.Locale.ROOT, "%.1f s", v / 1000.0);
+        }
+        return (v / 60_000) + " min " + (v % 60_000) / 1000 + " s";
+    }
+
+    private static String text(Object v) {
+        if (v == null) {
+            return "-";
+        }
+        if (v instanceof Collection<?> c) {
+            return c.isEmpty() ? "none" : String.join(", ", c.stream().map(String::valueOf).sorted().toList());
+        }
+        return String.valueOf(v);
+    }
+
+    private static long number(Object v) {
+        if (v instanceof Number n) {
+            return n.longValue();
+        }
+        try {
+            return v == null ? 0 : Long.parseLong(String.valueOf(v));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    private static Collection<?> list(Object v) {
+        return v instanceof Collection<?> c ? c : List.of();
+    }
+
+    private static Map<?, ?> map(Object v) {
+        return v instanceof Map<?, ?> m ? m : Map.of();
+    }
+}

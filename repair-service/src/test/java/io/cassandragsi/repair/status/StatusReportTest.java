@@ -1,0 +1,80 @@
+package io.cassandragsi.repair.status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The status for people, from the map /admin/status sends, without a service. */
+class StatusReportTest {
+    /** A status as the service makes it: one node silent, one running, retries pending, a definition problem. */
+    static Map<String, Object> status() {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("owner", "vm/1/abc");
+        s.put("shards", List.of(2, 0, 1));
+        s.put("lag_ms", 12_400L);
+        s.put("pending_retries", 3);
+        s.put("pending_by_table", Map.of("wiki.revisions", 3));
+        s.put("markers_read", 100L);
+        s.put("markers_done", 97L);
+        s.put("indexes", Map.of("wiki.revisions/by_length", Map.of("marked_deleted", 5L, "upserted", 9L)));
+        s.put("nodes", List.of(
+                Map.of("node", "127.0.0.1:7000", "state", "running", "heartbeat_age_ms", 21_000L, "lag_ms", 21_500L, "queued", 10L, "done", 8L,
+                        "handed_off", 1L, "retried", 0L, "sweep", "due"),
+                Map.of("node", "127.0.0.2:7000", "state", "running", "heartbeat_age_ms", 900L, "lag_ms", 40L, "queued", 5L, "done", 5L,
+                        "handed_off", 0L, "retried", 0L, "sweep", "none (running)")));
+        s.put("definition_problems", Map.of("app.users", "column 'email' is an int in the table, a string in the definition"));
+        return s;
+    }
+
+    @Test
+    void should_say_what_the_service_waits_for_when_a_node_is_silent_retries_are_pending_and_it_lags() {
+        StatusReport r = StatusReport.of(status());
+        assertThat(r.waiting()).containsExactly("the service is 12.4 s behind the newest markers",
+                "node 127.0.0.1:7000: its maintainer has been silent for 21.0 s (the service sweeps its work)",
+                "node 127.0.0.1:7000: the sweep of its stopped maintainer's work (another instance, or this one soon)",
+                "wiki.revisions: 3 group(s) of markers waiting for another attempt");
+        assertThat(r.nodes().rows()).hasSize(2);
+        assertThat(r.nodes().rows().get(1)).containsExactly("127.0.0.2:7000", "running", "900 ms ago", "40 ms", "5", "5", "0", "0", "none (running)");
+        assertThat(r.indexes().rows()).containsExactly(List.of("wiki.revisions/by_length", "9", "5"));
+        assertThat(r.problems()).containsExactly("app.users: column 'email' is an int in the table, a string in the definition");
+        assertThat(r.service()).anySatisfy(kv -> assertThat(kv).containsExactly("queue shards read here", "0, 1, 2"));
+    }
+
+    @Test
+    void should_wait_for_nothing_when_the_service_is_idle() {
+        StatusReport r = StatusReport.of(Map.of("lag_ms", 0, "nodes", List.of(), "pending_by_table", Map.of()));
+        assertThat(r.waiting()).isEmpty();
+        assertThat(StatusText.render(r, "http://127.0.0.1:8080")).contains("Waiting for\n  nothing\n")
+                .contains("In-node maintainers\n  none (no table in node mode");
+    }
+
+    @Test
+    void should_print_aligned_columns_in_the_terminal() {
+        String text = StatusText.render(StatusReport.of(status()), "http://127.0.0.1:8080");
+        assertThat(text).startsWith("Repair service (http://127.0.0.1:8080)\n").contains("  lag  ", "12.4 s")
+                .contains("  node            state    heartbeat   lag     queued  done  handed off  retried  sweep\n")
+                .contains("  127.0.0.1:7000  running  21.0 s ago  21.5 s  10      8     1           0        due\n");
+    }
+
+    @Test
+    void should_write_durations_for_people() {
+        assertThat(StatusReport.millis(850)).isEqualTo("850 ms");
+        assertThat(StatusReport.millis(12_340)).isEqualTo("12.3 s");
+        assertThat(StatusReport.millis(250_000)).isEqualTo("4 min 10 s");
+        assertThat(StatusReport.millis(null)).isEqualTo("-");
+    }
+
+    @Test
+    void should_escape_every_value_and_carry_no_script_in_the_page() {
+        Map<String, Object> s = status();
+        s.put("definition_problems", Map.of("ks.<script>alert(1)</script>", "a \"quoted\" & 'odd' reason"));
+        String html = StatusHtml.render(StatusReport.of(s), "2026-11-26T00:00:00Z");
+        assertThat(html).startsWith("<!DOCTYPE html>").contains("<meta http-equiv=\"refresh\" content=\"5\">")
+                .contains("ks.&lt;script&gt;alert(1)&lt;/script&gt;: a &quot;quoted&quot; &amp; &#39;odd&#39; reason")
+                .doesNotContain("<script").doesNotContain("http://").doesNotContain("https://")
+                .contains("<td>127.0.0.1:7000</td>").contains("<td class=\"n\">21.0 s ago</td>");
+    }
+}
