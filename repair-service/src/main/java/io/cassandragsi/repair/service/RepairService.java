@@ -115,6 +115,7 @@ public final class RepairService implements AutoCloseable {
         repairer.counters.perIndex.forEach((name, c) -> perIndex.put(name, Map.of("marked_deleted", c[0].sum(), "upserted", c[1].sum())));
         s.put("indexes", perIndex);
         s.put("nodes", nodes());
+        s.put("cassandra", cassandraNodes());
         s.put("tables", catalog.tables().keySet());
         s.put("definition_problems", catalog.problems());
         return s;
@@ -149,6 +150,20 @@ public final class RepairService implements AutoCloseable {
             n.put("sweep", swept ? "done" : sweeping.contains(e.shard()) ? "running here" : stopped ? "due" : "none (running)");
             out.add(n);
         }
+        return out;
+    }
+
+    /** The Cassandra nodes the driver knows, with the state it sees (UP, DOWN, UNKNOWN, FORCED_DOWN): no query is sent. */
+    private java.util.List<Map<String, Object>> cassandraNodes() {
+        java.util.List<Map<String, Object>> out = new java.util.ArrayList<>();
+        for (com.datastax.oss.driver.api.core.metadata.Node n : session.getMetadata().getNodes().values()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("address", String.valueOf(n.getEndPoint().resolve()).replaceFirst("^[^/]*/", ""));
+            m.put("datacenter", n.getDatacenter());
+            m.put("state", n.getState().name());
+            out.add(m);
+        }
+        out.sort(java.util.Comparator.comparing(m -> String.valueOf(m.get("address"))));
         return out;
     }
 

@@ -31,7 +31,9 @@ public final class StatusHtml {
         for (String[] kv : r.service()) {
             out.append("<tr><th>").append(esc(kv[0])).append("</th><td>").append(esc(kv[1])).append("</td></tr>");
         }
-        out.append("</table>\n<h2>In-node maintainers</h2>");
+        out.append("</table>\n<h2>Cassandra nodes</h2><p><small>as the driver sees them</small></p>");
+        table(out, r.cassandra(), "none known");
+        out.append("<h2>In-node maintainers</h2>");
         table(out, r.nodes(), "none (no table in node mode, or none has written yet)");
         out.append("<h2>Indexes</h2><p><small>work of this instance since it started</small></p>");
         table(out, r.indexes(), "none yet");

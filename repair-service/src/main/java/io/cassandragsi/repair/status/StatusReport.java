@@ -8,11 +8,11 @@ import java.util.TreeMap;
 
 /**
  * What {@code GET /admin/status} says (docs/design.md section 7.7), arranged for people: the
- * service's figures, one row per in-node maintainer epoch, one per index, and what the service is
- * waiting for. Pure: built from the status map as the service makes it or as JSON parsed it, and
+ * service's figures, the Cassandra nodes as the driver sees them, one row per in-node maintainer
+ * epoch, one per index, and what the service is waiting for. Pure: built from the status map as the service makes it or as JSON parsed it, and
  * rendered by {@link StatusText} ({@code ./gsi status}) and {@link StatusHtml} ({@code GET /}).
  */
-public record StatusReport(List<String[]> service, Table nodes, Table indexes, List<String> waiting, List<String> problems) {
+public record StatusReport(List<String[]> service, Table cassandra, Table nodes, Table indexes, List<String> waiting, List<String> problems) {
 
     /** A table: column names and rows of cells, all text. */
     public record Table(List<String> columns, List<List<String>> rows) {}
@@ -39,6 +39,15 @@ public record StatusReport(List<String[]> service, Table nodes, Table indexes, L
         if (lag >= BEHIND_AFTER_MS) {
             waiting.add("the service is " + millis(lag) + " behind the newest markers");
         }
+        List<List<String>> cassandraRows = new ArrayList<>();
+        for (Object o : list(status.get("cassandra"))) {
+            Map<?, ?> c = (Map<?, ?>) o;
+            cassandraRows.add(List.of(text(c.get("address")), text(c.get("datacenter")), text(c.get("state"))));
+            if (!"UP".equals(c.get("state"))) {
+                waiting.add("Cassandra node " + text(c.get("address")) + " is " + text(c.get("state"))
+                        + " (as the driver sees it): requests at LOCAL_QUORUM need a majority of each partition's replicas");
+            }
+        }
         List<List<String>> nodeRows = new ArrayList<>();
         for (Object o : list(status.get("nodes"))) {
             Map<?, ?> n = (Map<?, ?>) o;
@@ -64,7 +73,7 @@ public record StatusReport(List<String[]> service, Table nodes, Table indexes, L
         });
         List<String> problems = new ArrayList<>();
         new TreeMap<>(map(status.get("definition_problems"))).forEach((table, why) -> problems.add(table + ": " + why));
-        return new StatusReport(service,
+        return new StatusReport(service, new Table(List.of("address", "datacenter", "state"), cassandraRows),
                 new Table(List.of("node", "state", "heartbeat", "lag", "queued", "done", "handed off", "retried", "sweep"), nodeRows),
                 new Table(List.of("index", "entries upserted", "entries marked deleted"), indexRows), waiting, problems);
     }

@@ -15,6 +15,8 @@ public final class StatusText {
         }
         out.append("\nWaiting for\n");
         lines(out, r.waiting(), "nothing");
+        out.append("\nCassandra nodes (as the driver sees them)\n");
+        table(out, r.cassandra(), "none known");
         out.append("\nIn-node maintainers\n");
         table(out, r.nodes(), "none (no table in node mode, or none has written yet)");
         out.append("\nIndexes (work of this instance since it started)\n");

@@ -44,6 +44,14 @@ class StatusReportTest {
     }
 
     @Test
+    void should_name_a_cassandra_node_the_driver_sees_down() {
+        StatusReport r = StatusReport.of(Map.of("cassandra", List.of(Map.of("address", "127.0.0.1:9042", "state", "UP"),
+                Map.of("address", "127.0.0.3:9042", "state", "DOWN"))));
+        assertThat(r.waiting()).containsExactly("Cassandra node 127.0.0.3:9042 is DOWN (as the driver sees it): requests at LOCAL_QUORUM"
+                + " need a majority of each partition's replicas");
+    }
+
+    @Test
     void should_wait_for_nothing_when_the_service_is_idle() {
         StatusReport r = StatusReport.of(Map.of("lag_ms", 0, "nodes", List.of(), "pending_by_table", Map.of()));
         assertThat(r.waiting()).isEmpty();
