@@ -44,7 +44,7 @@ public final class GsiServer implements AutoCloseable {
                 tokenKey(config.http().token()), IndexReader.CHECK_CONCURRENCY);
         bindMetrics();
         service.start();
-        this.http = new HttpApi(config.http(), HttpApi.Timeouts.DEFAULTS, reader::readAsync, service::status, this::scrape,
+        this.http = new HttpApi(config.http(), HttpApi.Timeouts.DEFAULTS, reader::readAsync, this::status, this::scrape,
                 new JobsAdmin(jobs));
         counter("gsi_http_rejected", "HTTP requests refused with a 4xx", http.rejected);
         counter("gsi_http_failed", "HTTP requests that failed with a 5xx", http.failed);
@@ -94,6 +94,13 @@ public final class GsiServer implements AutoCloseable {
                 .description("age of the oldest marker read and not finished").register(registry);
         Gauge.builder("gsi_pending_retries", service.consumer(), c -> c.pending())
                 .description("marker groups waiting for a retry").register(registry);
+    }
+
+    /** GET /admin/status: the repair service's status, and the jobs this process runs or ran (docs/design.md section 7.7). */
+    private java.util.Map<String, Object> status() {
+        java.util.Map<String, Object> s = new java.util.LinkedHashMap<>(service.status());
+        s.put("jobs", jobs.list());
+        return s;
     }
 
     private final java.util.Set<String> indexCounters = java.util.concurrent.ConcurrentHashMap.newKeySet();

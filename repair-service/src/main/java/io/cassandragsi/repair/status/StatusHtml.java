@@ -37,6 +37,8 @@ public final class StatusHtml {
         table(out, r.nodes(), "none (no table in node mode, or none has written yet)");
         out.append("<h2>Indexes</h2><p><small>work of this instance since it started</small></p>");
         table(out, r.indexes(), "none yet");
+        out.append("<h2>Jobs</h2><p><small>rebuild and check started through this instance</small></p>");
+        table(out, r.jobs(), "none");
         out.append("<h2>Definition problems</h2>");
         list(out, r.problems(), "none", "warn");
         out.append("</body></html>\n");

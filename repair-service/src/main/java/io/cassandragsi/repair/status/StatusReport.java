@@ -9,10 +9,11 @@ import java.util.TreeMap;
 /**
  * What {@code GET /admin/status} says (docs/design.md section 7.7), arranged for people: the
  * service's figures, the Cassandra nodes as the driver sees them, one row per in-node maintainer
- * epoch, one per index, and what the service is waiting for. Pure: built from the status map as the service makes it or as JSON parsed it, and
+ * epoch, one per index, the jobs of this instance, and what the service is waiting for. Pure: built from the status map as the service makes it or as JSON parsed it, and
  * rendered by {@link StatusText} ({@code ./gsi status}) and {@link StatusHtml} ({@code GET /}).
  */
-public record StatusReport(List<String[]> service, Table cassandra, Table nodes, Table indexes, List<String> waiting, List<String> problems) {
+public record StatusReport(List<String[]> service, Table cassandra, Table nodes, Table indexes, Table jobs, List<String> waiting,
+        List<String> problems) {
 
     /** A table: column names and rows of cells, all text. */
     public record Table(List<String> columns, List<List<String>> rows) {}
@@ -71,11 +72,20 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
             Map<?, ?> c = map(counts);
             indexRows.add(List.of(String.valueOf(name), text(c.get("upserted")), text(c.get("marked_deleted"))));
         });
+        List<List<String>> jobRows = new ArrayList<>();
+        for (Object o : list(status.get("jobs"))) {
+            Map<?, ?> j = (Map<?, ?>) o;
+            Map<?, ?> p = map(j.get("progress"));
+            jobRows.add(List.of(text(j.get("id")), text(j.get("kind")), text(j.get("keyspace")) + "." + text(j.get("table")) + " " + text(j.get("index")),
+                    text(j.get("state")), text(p.get("ranges_done")) + " / " + text(p.get("ranges_total")), text(p.get("rows")),
+                    text(j.get("error"))));
+        }
         List<String> problems = new ArrayList<>();
         new TreeMap<>(map(status.get("definition_problems"))).forEach((table, why) -> problems.add(table + ": " + why));
         return new StatusReport(service, new Table(List.of("address", "datacenter", "state"), cassandraRows),
                 new Table(List.of("node", "state", "heartbeat", "lag", "queued", "done", "handed off", "retried", "sweep"), nodeRows),
-                new Table(List.of("index", "entries upserted", "entries marked deleted"), indexRows), waiting, problems);
+                new Table(List.of("index", "entries upserted", "entries marked deleted"), indexRows),
+                new Table(List.of("job", "kind", "index", "state", "ranges", "rows", "error"), jobRows), waiting, problems);
     }
 
     /** A duration in milliseconds for people: "850 ms", "12.3 s", "4 min 10 s". */

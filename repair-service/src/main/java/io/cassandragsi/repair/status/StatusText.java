@@ -21,6 +21,8 @@ public final class StatusText {
         table(out, r.nodes(), "none (no table in node mode, or none has written yet)");
         out.append("\nIndexes (work of this instance since it started)\n");
         table(out, r.indexes(), "none yet");
+        out.append("\nJobs (rebuild and check started through this instance)\n");
+        table(out, r.jobs(), "none");
         out.append("\nDefinition problems\n");
         lines(out, r.problems(), "none");
         return out.toString();

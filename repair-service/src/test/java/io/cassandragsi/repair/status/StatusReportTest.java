@@ -26,6 +26,8 @@ class StatusReportTest {
                 Map.of("node", "127.0.0.2:7000", "state", "running", "heartbeat_age_ms", 900L, "lag_ms", 40L, "queued", 5L, "done", 5L,
                         "handed_off", 0L, "retried", 0L, "sweep", "none (running)")));
         s.put("definition_problems", Map.of("app.users", "column 'email' is an int in the table, a string in the definition"));
+        s.put("jobs", List.of(Map.of("id", "rebuild-7", "kind", "rebuild", "keyspace", "wiki", "table", "revisions", "index", "by_length",
+                "state", "running", "progress", Map.of("ranges_done", 3, "ranges_total", 64, "rows", 1200))));
         return s;
     }
 
@@ -39,6 +41,7 @@ class StatusReportTest {
         assertThat(r.nodes().rows()).hasSize(2);
         assertThat(r.nodes().rows().get(1)).containsExactly("127.0.0.2:7000", "running", "900 ms ago", "40 ms", "5", "5", "0", "0", "none (running)");
         assertThat(r.indexes().rows()).containsExactly(List.of("wiki.revisions/by_length", "9", "5"));
+        assertThat(r.jobs().rows()).containsExactly(List.of("rebuild-7", "rebuild", "wiki.revisions by_length", "running", "3 / 64", "1200", "-"));
         assertThat(r.problems()).containsExactly("app.users: column 'email' is an int in the table, a string in the definition");
         assertThat(r.service()).anySatisfy(kv -> assertThat(kv).containsExactly("queue shards read here", "0, 1, 2"));
     }
