@@ -236,7 +236,9 @@ class ReadIT {
         int nonEmpty = 0;
         for (int n = 0; n < 30; n++) {
             UUID a = times.get(rnd.nextInt(times.size()));
-            UUID b = times.get(rnd.nextInt(times.size()));
+            // wide windows between two moments of the history, and narrow ones of up to 20 ms
+            UUID b = n % 2 == 0 ? times.get(rnd.nextInt(times.size()))
+                    : Tids.maxAtTicks(io.cassandragsi.index.WriteTimestamps.of(a) + 1 + rnd.nextInt(200_000));
             if (Tids.compare(a, b) > 0) {
                 UUID t = a;
                 a = b;

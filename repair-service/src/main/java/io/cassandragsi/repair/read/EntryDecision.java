@@ -1,7 +1,6 @@
 package io.cassandragsi.repair.read;
 
 import io.cassandragsi.index.Tids;
-import io.cassandragsi.index.WriteTimestamps;
 import java.util.UUID;
 
 /**
@@ -78,12 +77,12 @@ enum EntryDecision {
      * <ul>
      *   <li>Deleted at {@code from}: that interval ended before the window, and every earlier one
      *       too: not a match.
-     *   <li>Versioned: an entry whose interval starts in the window, or that is not marked and
-     *       starts before its end, claims a match. One whose {@code _tid} is after the window (an
-     *       earlier interval may lie in it), that has none, whose mark falls in the window after a
-     *       start before it (the mark may name a later version than the exact one), or whose mark
-     *       is one tick after its {@code _tid} (a recompute's: its versions went away) is checked
-     *       against the versions of the window; so is every entry of a consistent read.
+     *   <li>Versioned: an entry that is not marked and starts before the window's end claims a
+     *       match, as in a read of one moment. One whose {@code _tid} is after the window (an
+     *       earlier interval may lie in it), that has none, or that is marked is checked against the
+     *       versions of the window: a mark may name a later version than the exact one (section
+     *       4.2), and a version that was deleted after its entry was marked leaves the entry's
+     *       interval in place. So is every entry of a consistent read.
      *   <li>Unversioned (eventual only): a match when its interval meets the window; an entry whose
      *       {@code _tid} is after the window is not one, since the index keeps no earlier interval.
      * </ul>
@@ -97,9 +96,7 @@ enum EntryDecision {
         if (!versioned) {
             return startsInTime ? MATCH : SKIP;
         }
-        // a mark one tick after _tid is a recompute's: no remaining version has the key (section 4.4)
-        boolean gone = marked && WriteTimestamps.of(deleted) == WriteTimestamps.of(tid) + 1;
-        if (startsInTime && !gone && (!marked || Tids.compare(tid, from) > 0)) {
+        if (startsInTime && !marked) {
             return consistent ? CHECK : MATCH;
         }
         return CHECK_UNCLAIMED;
