@@ -110,6 +110,11 @@ class ReadIT {
 
     /** All pages of a read, each with a limit from 1 to 9 drawn from {@code limits} (null: the query's own). */
     private static List<Map<String, Object>> readAll(IndexReader.Query q, Random limits) {
+        return readAll(q, limits, new Instant[1]);
+    }
+
+    /** As {@link #readAll(IndexReader.Query, Random)}, with the moment the first page is as of in {@code asOf[0]}. */
+    private static List<Map<String, Object>> readAll(IndexReader.Query q, Random limits, Instant[] asOf) {
         List<Map<String, Object>> all = new ArrayList<>();
         Set<Object> seen = new HashSet<>();
         String next = null;
@@ -117,6 +122,10 @@ class ReadIT {
         do {
             IndexReader.Query pageQuery = limits == null ? q : q.withLimit(1 + limits.nextInt(9));
             IndexReader.Page page = server.reader().read(pageQuery.withNext(next));
+            if (pages == 0) {
+                asOf[0] = page.asOf();
+            }
+            assertThat(page.asOf()).as("every page as of the first page's moment").isEqualTo(asOf[0]);
             for (Map<String, Object> item : page.items()) {
                 assertThat(seen.add(item)).as("duplicate item %s", item).isTrue();
             }
@@ -193,6 +202,74 @@ class ReadIT {
         // entries whose _deleted names a later version than the exact one are checked against the
         // base when the read is as of a moment before that _deleted: eventual as-of reads stay exact
         assertThat(eventualMismatches).as("seed %d: eventual as-of reads", seed).isZero();
+    }
+
+    /** Keys (base rows) the oracle says match length L in a window, with the latest version that did there, in index order. */
+    private static Map<String, String> expectedWithin(long length, UUID from, UUID upTo) {
+        ByteBuffer l = ByteBuffer.wrap(BigInteger.valueOf(length).toByteArray());
+        TreeMap<String, String> out = new TreeMap<>();
+        for (Map.Entry<List<ByteBuffer>, UUID> e : run.oracle.matchesWithin("by_length", from, upTo).entrySet()) {
+            if (e.getKey().get(0).equals(l)) {
+                out.put(StandardCharsets.UTF_8.decode(e.getKey().get(1).duplicate()).toString(), e.getValue().toString());
+            }
+        }
+        return out;
+    }
+
+    private static Map<String, String> keysAndTids(List<Map<String, Object>> items) {
+        Map<String, String> out = new java.util.LinkedHashMap<>();
+        items.forEach(i -> out.put((String) i.get("key"), String.valueOf(i.get("tid"))));
+        return out;
+    }
+
+    /**
+     * Windows over the history (its rows flip between lengths, old tids and deletes among its
+     * writes): each read, eventual and consistent, in pages of 1 to 9 items, has exactly the
+     * oracle's rows, each with the latest version that matched in the window. Bounds are timeuuids
+     * (the version current at ts_ge counts; ts_lt excludes its tick), instants, or left out.
+     */
+    @Test
+    void should_equal_the_oracle_when_reading_windows_eventually_and_consistently() {
+        Random rnd = new Random(seed + 7);
+        List<UUID> times = queryTimes(rnd, 60);
+        int reads = 0;
+        int nonEmpty = 0;
+        for (int n = 0; n < 30; n++) {
+            UUID a = times.get(rnd.nextInt(times.size()));
+            // wide windows between two moments of the history, and narrow ones of up to 20 ms
+            UUID b = n % 2 == 0 ? times.get(rnd.nextInt(times.size()))
+                    : Tids.maxAtTicks(io.cassandragsi.index.WriteTimestamps.of(a) + 1 + rnd.nextInt(200_000));
+            if (Tids.compare(a, b) > 0) {
+                UUID t = a;
+                a = b;
+                b = t;
+            }
+            if (io.cassandragsi.index.WriteTimestamps.of(a) >= io.cassandragsi.index.WriteTimestamps.of(b)) {
+                continue; // an empty window is a 400
+            }
+            int form = rnd.nextInt(4);
+            String tsGe = form == 1 ? null : form == 2 ? Tids.instant(a).toString() : a.toString();
+            String tsLt = form == 3 ? null : form == 2 ? Tids.instant(b).toString() : b.toString();
+            UUID from = tsGe == null ? Tids.minAtTicks(-io.cassandragsi.index.WriteTimestamps.UUID_EPOCH_OFFSET)
+                    : form == 2 ? Tids.maxAtTicks(io.cassandragsi.index.WriteTimestamps.of(a)) : a;
+            long length = rnd.nextInt(4);
+            for (boolean consistent : new boolean[] {false, true}) {
+                IndexReader.Query query = IndexReader.Query.of(KS, "revisions", "by_length", String.valueOf(length)).withWindow(tsGe, tsLt)
+                        .withConsistent(consistent);
+                Instant[] asOf = new Instant[1];
+                Map<String, String> got = keysAndTids(readAll(query, new Random(seed + n), asOf));
+                if (tsLt != null) {
+                    assertThat(asOf[0]).as("an answer as of the window's end").isEqualTo(Tids.instant(b));
+                }
+                Map<String, String> want = expectedWithin(length, from, Tids.maxAtTicks(Tids.ticks(asOf[0]) - 1));
+                assertThat(got).as("seed %d window %s..%s length %d consistent %s", seed, tsGe, tsLt, length, consistent).isEqualTo(want);
+                assertThat(new ArrayList<>(got.keySet())).as("index order").isEqualTo(new ArrayList<>(want.keySet()));
+                nonEmpty += want.isEmpty() ? 0 : 1;
+                reads++;
+            }
+        }
+        System.out.printf("ReadIT windows: %d reads, %d with items%n", reads, nonEmpty);
+        assertThat(nonEmpty).as("seed %d: windows that hold rows", seed).isPositive();
     }
 
     /**
@@ -580,6 +657,10 @@ class ReadIT {
             {base + "1?next=AQ" + "A".repeat(120), 400, "'next'"},
             {base + "1?as_of=yesterday", 400, "as_of"},
             {base + "1?as_of=0cd3d930-e5ce-41f1-bedb-1100a1903cc0", 400, "not a timeuuid"},
+            {base + "1?ts_ge=2026-01-01T00:00:00Z&as_of=2026-01-02T00:00:00Z", 400, "not both"},
+            {base + "1?ts_ge=2026-01-02T00:00:00Z&ts_lt=2026-01-01T00:00:00Z", 400, "must be before ts_lt"},
+            {base + "1?ts_lt=tomorrow", 400, "ts_lt"},
+            {base + "1?ts_ge=2026-01-01T00:00:00Z", 200, null},
             {base + "1?consistent=maybe", 400, "consistent"},
             {base + "1?gt=2", 400, "'gt' needs a range attribute"},
             {base + "1?bogus=1", 400, "unknown parameter"},

@@ -568,6 +568,42 @@ class UnversionedIT {
         }
     }
 
+    /**
+     * A window read of an unversioned table (eventual) answers from the interval each entry keeps,
+     * {@code [_tid, _deleted)}: a row that left an email counts under it in the windows that meet
+     * its time with it, not in later ones, and under the new email from then on (client timestamps
+     * place the writes; bounds in epoch milliseconds).
+     */
+    @Test
+    void should_answer_windows_from_the_interval_each_entry_keeps() throws Exception {
+        long t = (System.currentTimeMillis() - 10_000) * 1000; // the windows below end before now
+        long ms = t / 1000;
+        try (RepairService service = new RepairService(session, GsiConfig.defaults()).start()) {
+            session.execute("INSERT INTO it_unversioned.users (id, email, name) VALUES ('win', 'w1@x', 'W') USING TIMESTAMP " + t);
+            session.execute("UPDATE it_unversioned.users USING TIMESTAMP " + (t + 2_000_000) + " SET email = 'w2@x' WHERE id = 'win'");
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (inWindow("w1@x", null, null) && System.currentTimeMillis() < deadline) { // until its entry is marked
+                Thread.sleep(100);
+            }
+            assertThat(inWindow("w1@x", null, null)).as("w1@x marked").isFalse();
+            assertThat(inWindow("w1@x", ms, ms + 1_000)).as("w1@x before the change").isTrue();
+            assertThat(inWindow("w2@x", ms, ms + 1_000)).as("w2@x before the change").isFalse();
+            assertThat(inWindow("w1@x", ms + 1_000, ms + 3_000)).as("w1@x across the change").isTrue();
+            assertThat(inWindow("w2@x", ms + 1_000, ms + 3_000)).as("w2@x across the change").isTrue();
+            assertThat(inWindow("w1@x", ms + 3_000, null)).as("w1@x after the change").isFalse();
+            assertThat(inWindow("w2@x", ms + 3_000, null)).as("w2@x after the change").isTrue();
+        }
+    }
+
+    /** Whether an eventual read of by_email finds row 'win' in a window (a null bound is left out; both null: a read as of now). */
+    private static boolean inWindow(String email, Long fromMillis, Long untilMillis) {
+        IndexReader.Query q = IndexReader.Query.of(KS, "users", "by_email", email);
+        if (fromMillis != null || untilMillis != null) {
+            q = q.withWindow(fromMillis == null ? null : fromMillis.toString(), untilMillis == null ? null : untilMillis.toString());
+        }
+        return reader.read(q).items().stream().anyMatch(i -> "win".equals(i.get("id")));
+    }
+
     /** Whether the rows table records by_email key (email, 'forget'). */
     private static boolean recorded(String email) {
         Row r = session.execute(SimpleStatement.newInstance("SELECT \"_keys\" FROM it_unversioned.idx_users__rows WHERE id = 'forget'")

@@ -246,6 +246,33 @@ class VersionedDeletesIT {
             return out;
         }
 
+        /**
+         * The items of length {@code length} in the window [{@code fromMillis}, {@code untilMillis})
+         * with the versions live at {@code now}: per row, the latest version with that length among
+         * the one current at the window's start and those after it before its end.
+         */
+        Set<Map<String, String>> expectedWithin(int length, long fromMillis, long untilMillis, long now) {
+            long from = fromMillis * 10_000;
+            long until = untilMillis * 10_000;
+            Set<Map<String, String>> out = new HashSet<>();
+            for (Map.Entry<String, TreeMap<UUID, Version>> e : rows.entrySet()) {
+                Version latest = null;
+                boolean started = false;
+                List<Version> live = e.getValue().values().stream().filter(v -> v.liveAt(now)).toList();
+                for (int i = live.size() - 1; i >= 0 && !started; i--) { // newest first, down to the one current at the start
+                    long ticks = io.cassandragsi.index.WriteTimestamps.of(live.get(i).tid());
+                    started = ticks <= from;
+                    if (ticks < until && latest == null && live.get(i).length() != null && live.get(i).length() == length) {
+                        latest = live.get(i);
+                    }
+                }
+                if (latest != null) {
+                    out.add(item(e.getKey(), latest));
+                }
+            }
+            return out;
+        }
+
         /** True when a version of the model expires within {@code margin} ms of {@code now}: reads then are not judged. */
         boolean expiresNear(long now, long margin) {
             for (TreeMap<UUID, Version> row : rows.values()) {
@@ -269,11 +296,16 @@ class VersionedDeletesIT {
     }
 
     private static Set<Map<String, String>> readAll(int length, boolean consistent, String asOf, Random random) {
+        return readAll(IndexReader.Query.of(KS, "revisions", "by_length", String.valueOf(length)).withConsistent(consistent).withAsOf(asOf),
+                random);
+    }
+
+    /** Every page of a read, of 1 to 4 items each; no item twice. */
+    private static Set<Map<String, String>> readAll(IndexReader.Query query, Random random) {
         Set<Map<String, String>> out = new LinkedHashSet<>();
         String next = null;
         do {
-            IndexReader.Query q = IndexReader.Query.of(KS, "revisions", "by_length", String.valueOf(length)).withConsistent(consistent)
-                    .withAsOf(asOf).withLimit(1 + random.nextInt(4)).withNext(next);
+            IndexReader.Query q = query.withLimit(1 + random.nextInt(4)).withNext(next);
             IndexReader.Page page = reader.read(q);
             for (Map<String, Object> i : page.items()) {
                 Map<String, String> m = new TreeMap<>();
@@ -385,12 +417,29 @@ class VersionedDeletesIT {
                     past.add("as of " + Instant.ofEpochMilli(q) + " length " + length + ": got " + got + ", want " + want);
                 }
             }
+            // windows over the history, eventual and consistent: each row with its latest version of the length in the window
+            List<String> windows = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                long from = now - h.random.nextInt(120_000);
+                long until = from + 1 + h.random.nextInt(40_000);
+                int length = h.random.nextInt(LENGTHS);
+                Set<Map<String, String>> want = h.expectedWithin(length, from, until, now);
+                for (boolean c : new boolean[] {false, true}) {
+                    Set<Map<String, String>> got = readAll(IndexReader.Query.of(KS, "revisions", "by_length", String.valueOf(length))
+                            .withConsistent(c).withWindow(Instant.ofEpochMilli(from).toString(), Instant.ofEpochMilli(until).toString()), h.random);
+                    if (!want.equals(got)) {
+                        windows.add((c ? "consistent" : "eventual") + " window " + Instant.ofEpochMilli(from) + ".." + Instant.ofEpochMilli(until)
+                                + " length " + length + ": got " + got + ", want " + want);
+                    }
+                }
+            }
             System.out.printf("VersionedDeletesIT seed %d: %d steps (%d in-place rewrites); false positives during the history %d; after drain: eventual %s,"
-                    + " consistent %s, consistent as of past moments %s; service %s%n", seed, h.steps, h.rewrites, falsePositives, drift, consistent,
-                    past, service.status());
+                    + " consistent %s, consistent as of past moments %s, windows %s; service %s%n", seed, h.steps, h.rewrites, falsePositives, drift,
+                    consistent, past, windows, service.status());
             List<String> failures = new ArrayList<>(drift);
             failures.addAll(consistent);
             failures.addAll(past);
+            failures.addAll(windows);
             if (!failures.isEmpty()) {
                 System.out.println("VersionedDeletesIT seed " + seed + ": rows that differ:" + h.traces(failures));
             }
@@ -398,6 +447,7 @@ class VersionedDeletesIT {
             assertThat(drift).as("seed %d: eventual reads after drain", seed).isEmpty();
             assertThat(consistent).as("seed %d: consistent reads after drain", seed).isEmpty();
             assertThat(past).as("seed %d: consistent reads as of past moments", seed).isEmpty();
+            assertThat(windows).as("seed %d: window reads", seed).isEmpty();
             // nothing stays pending: a diff marker whose version was deleted before the service read it is not retried
             // until it gives up (10 minutes), it recomputes the row once the version has been missing for a few seconds
             long quiet = System.currentTimeMillis() + 60_000;

@@ -283,6 +283,28 @@ public final class IndexOracle {
     }
 
     /**
+     * Rows that match at some moment of a window (docs/design.md section 8.1), entry key to the
+     * latest version that has it there: the versions of a row in the window are the one current
+     * at {@code from} and those after it up to {@code upTo}; a per-version index lists every version
+     * up to {@code upTo}.
+     */
+    public Map<List<ByteBuffer>, UUID> matchesWithin(String index, UUID from, UUID upTo) {
+        Map<List<ByteBuffer>, UUID> out = new LinkedHashMap<>();
+        for (TreeMap<UUID, List<ByteBuffer>> row : versions.values()) {
+            UUID start = perVersion(index) ? null : row.floorKey(from);
+            for (Map.Entry<UUID, List<ByteBuffer>> v : row.entrySet()) { // ascending: a later version in the window wins
+                boolean inWindow = Timeuuids.compare(v.getKey(), upTo) <= 0
+                        && (start == null || Timeuuids.compare(v.getKey(), start) >= 0);
+                List<ByteBuffer> key = inWindow ? entryKey(index, v.getValue()) : null;
+                if (key != null) {
+                    out.put(key, v.getKey());
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
      * How an observed {@code _deleted} compares with the expected one. A {@code _deleted} written
      * from an incomplete view of the history (a version that arrived later with an older tid, or was
      * in flight during a diff) wins over the exact one under the TS rule, so it may name a later

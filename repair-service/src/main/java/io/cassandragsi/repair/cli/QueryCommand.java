@@ -38,6 +38,12 @@ public final class QueryCommand implements Callable<Integer> {
     @Option(names = "--as-of", paramLabel = "T", description = "Query time: ISO-8601 instant or timeuuid (default: now).")
     String asOf;
 
+    @Option(names = "--from", paramLabel = "T", description = "A window read: rows that matched at some moment from T on (ts_ge).")
+    String from;
+
+    @Option(names = "--until", paramLabel = "T", description = "A window read: rows that matched at some moment before T (ts_lt).")
+    String until;
+
     @Option(names = "--gt", paramLabel = "V")
     String gt;
     @Option(names = "--ge", paramLabel = "V")
@@ -68,7 +74,7 @@ public final class QueryCommand implements Callable<Integer> {
         try (session; IndexReader reader = new IndexReader(session, new Catalog(session), null, config.consistency().read(), null,
                 IndexReader.CHECK_CONCURRENCY)) {
             IndexReader.Query q = new IndexReader.Query(target.keyspace(), target.table(), index, values, gt, ge, lt, le,
-                    limit, null, consistent, asOf);
+                    limit, null, consistent, asOf, from, until);
             List<Map<String, Object>> items = new ArrayList<>();
             String next;
             do {

@@ -12,7 +12,7 @@ import java.util.Set;
  * and parameters as an {@link IndexReader.Query}, and the page it returns as the JSON body.
  */
 final class ReadCodec {
-    private static final Set<String> READ_PARAMS = Set.of("gt", "ge", "lt", "le", "limit", "next", "consistent", "as_of");
+    private static final Set<String> READ_PARAMS = Set.of("gt", "ge", "lt", "le", "limit", "next", "consistent", "as_of", "ts_ge", "ts_lt");
 
     private ReadCodec() {}
 
@@ -37,7 +37,7 @@ final class ReadCodec {
         for (String p : params.keySet()) {
             if (!READ_PARAMS.contains(p)) {
                 throw HttpError.badRequest("bad_parameter", "unknown parameter " + Values.quote(p)
-                        + " (known: gt, ge, lt, le, limit, next, consistent, as_of)");
+                        + " (known: gt, ge, lt, le, limit, next, consistent, as_of, ts_ge, ts_lt)");
             }
         }
         Integer limit = null;
@@ -51,7 +51,7 @@ final class ReadCodec {
         }
         boolean consistent = bool(params, "consistent");
         return new IndexReader.Query(seg.get(1), seg.get(2), seg.get(4), List.copyOf(values), params.get("gt"),
-                params.get("ge"), params.get("lt"), params.get("le"), limit, params.get("next"), consistent, params.get("as_of"));
+                params.get("ge"), params.get("lt"), params.get("le"), limit, params.get("next"), consistent, params.get("as_of"), params.get("ts_ge"), params.get("ts_lt"));
     }
 
     static Map<String, Object> body(IndexReader.Page page) {

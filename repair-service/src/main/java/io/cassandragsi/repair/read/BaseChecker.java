@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
- * Decides a window of index rows at a read's query time: each row's {@link EntryDecision} from the
- * index alone, then, for the rows it leaves to the base, the checks against the base table,
+ * Decides a run of index rows at a read's query time (or in its window of time): each row's {@link
+ * EntryDecision} from the index alone, then, for the rows it leaves to the base, the checks against the base table,
  * asynchronously: queries of up to {@value BaseTable#ROWS_PER_QUERY} rows where the table allows
  * it ({@link BaseTable.Checks#readsManyCurrent}, {@link #querySize}), else one query per row; at
  * most {@code checkConcurrency} queries in flight. An entry that claimed a match the base denies
@@ -69,7 +69,8 @@ final class BaseChecker {
             }
             UUID deleted = layout.deleted(r);
             UUID tid = layout.tid(r);
-            EntryDecision d = EntryDecision.ofEntry(table.plan.versioned(), read.consistent(), tid, deleted, q);
+            EntryDecision d = read.from() == null ? EntryDecision.ofEntry(table.plan.versioned(), read.consistent(), tid, deleted, q)
+                    : EntryDecision.inWindow(table.plan.versioned(), read.consistent(), tid, deleted, read.from(), q);
             if (d == EntryDecision.SKIP) {
                 continue;
             }
@@ -81,7 +82,13 @@ final class BaseChecker {
             List<ByteBuffer> key = layout.entryKey(r);
             List<ByteBuffer> rowKey = layout.rowKey(key);
             checkedAt.add(n);
-            if (base.readsManyCurrent()) {
+            if (read.from() != null) { // a window: the row's latest version in it that has the key
+                checks.add(() -> {
+                    baseChecks.increment();
+                    return base.windowAsync(rowKey, read.from(), q, cl).thenApply(versions -> judgeCurrent(table, plan, layout, key, rowKey,
+                            claims, tid, versions.stream().filter(v -> key.equals(table.plan.entryKey(plan, v))).findFirst().orElse(null)));
+                });
+            } else if (base.readsManyCurrent()) {
                 int at = current.size();
                 current.add(rowKey);
                 checks.add(() -> batch.thenApply(versions -> judgeCurrent(table, plan, layout, key, rowKey, claims, tid, versions.get(at))));
@@ -143,7 +150,10 @@ final class BaseChecker {
         return out;
     }
 
-    /** The item of an entry if the base version current at the query time {@code v} still has its key; else read repair if it claimed to. */
+    /**
+     * The item of an entry if the base version {@code v} (current at the query time, or the
+     * window's latest with the key) has its key; else read repair if it claimed to.
+     */
     private Item judgeCurrent(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, List<ByteBuffer> key, List<ByteBuffer> rowKey,
             boolean claims, UUID tid, Version v) {
         if (v != null && key.equals(table.plan.entryKey(plan, v))) {

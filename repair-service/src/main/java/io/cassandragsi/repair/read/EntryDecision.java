@@ -12,17 +12,20 @@ import java.util.UUID;
  * write ever has to clear a mark with a tombstone).
  */
 enum EntryDecision {
-    /** Not a match at q. */
+    /** Not a match at q (or in the window). */
     SKIP,
-    /** A match at q, from the index alone (eventual reads). */
+    /** A match at q (or in the window), from the index alone (eventual reads). */
     MATCH,
-    /** Checked against the base row current at q; {@link #claimed} says whether the index claims a match (read repair if not). */
-    CHECK_CURRENT,
-    /** As {@link #CHECK_CURRENT}, for an entry that does not claim a match at q (the base decides). */
-    CHECK_CURRENT_UNCLAIMED;
+    /**
+     * Checked against the base: the row's version current at q (or the versions of the window);
+     * {@link #claimed} says whether the index claims a match (read repair if the base denies it).
+     */
+    CHECK,
+    /** As {@link #CHECK}, for an entry that does not claim a match (the base decides). */
+    CHECK_UNCLAIMED;
 
     boolean claimed() {
-        return this == CHECK_CURRENT;
+        return this == CHECK;
     }
 
     /** True when {@code deleted} marks the entry deleted at {@code q}. */
@@ -54,15 +57,49 @@ enum EntryDecision {
                 return SKIP;
             }
             if (consistent) {
-                return CHECK_CURRENT;
+                return CHECK;
             }
             return Tids.compare(tid, q) <= 0 ? MATCH : SKIP;
         }
         boolean claims = tid != null && Tids.compare(tid, q) <= 0 && !marked;
         if (claims) {
-            return consistent ? CHECK_CURRENT : MATCH;
+            return consistent ? CHECK : MATCH;
         }
-        return CHECK_CURRENT_UNCLAIMED;
+        return CHECK_UNCLAIMED;
+    }
+
+    /**
+     * An entry of an index that keeps one entry per base row (or of an unversioned table) in a
+     * window read: did its row match at some moment from the version current at {@code from} to
+     * {@code upTo} (docs/design.md section 8.2)? The entry keeps the latest interval in which its
+     * row had its key, {@code [_tid, _deleted)}.
+     *
+     * <ul>
+     *   <li>Deleted at {@code from}: that interval ended before the window, and every earlier one
+     *       too: not a match.
+     *   <li>Versioned: an entry that is not marked and starts before the window's end claims a
+     *       match, as in a read of one moment. One whose {@code _tid} is after the window (an
+     *       earlier interval may lie in it), that has none, or that is marked is checked against the
+     *       versions of the window: a mark may name a later version than the exact one (section
+     *       4.2), and a version that was deleted after its entry was marked leaves the entry's
+     *       interval in place. So is every entry of a consistent read.
+     *   <li>Unversioned (eventual only): a match when its interval meets the window; an entry whose
+     *       {@code _tid} is after the window is not one, since the index keeps no earlier interval.
+     * </ul>
+     */
+    static EntryDecision inWindow(boolean versioned, boolean consistent, UUID tid, UUID deleted, UUID from, UUID upTo) {
+        if (deletedAt(tid, deleted, from)) {
+            return SKIP;
+        }
+        boolean marked = deleted != null && tid != null && Tids.compare(deleted, tid) > 0;
+        boolean startsInTime = tid != null && Tids.compare(tid, upTo) <= 0;
+        if (!versioned) {
+            return startsInTime ? MATCH : SKIP;
+        }
+        if (startsInTime && !marked) {
+            return consistent ? CHECK : MATCH;
+        }
+        return CHECK_UNCLAIMED;
     }
 
     /** An entry of an index whose key holds the tid (one entry per version, never stale): {@code tid} from its key. */
@@ -70,6 +107,6 @@ enum EntryDecision {
         if (Tids.compare(tid, q) > 0) {
             return SKIP;
         }
-        return consistent ? CHECK_CURRENT : MATCH;
+        return consistent ? CHECK : MATCH;
     }
 }

@@ -7,6 +7,7 @@ import com.datastax.oss.driver.api.core.DriverTimeoutException;
 import com.datastax.oss.driver.api.core.servererrors.QueryConsistencyException;
 import com.datastax.oss.driver.api.core.servererrors.UnavailableException;
 import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.Tids;
 import io.cassandragsi.repair.store.BaseTable;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.QueueStore;
@@ -68,31 +69,51 @@ public final class IndexReader implements AutoCloseable {
     public final LongAdder falsePositives = new LongAdder();
     public final LongAdder readRepairs = new LongAdder();
 
-    /** A query: path values (hash then range attributes), optional bounds on the next range attribute. */
+    /**
+     * A query: path values (hash then range attributes), optional bounds on the next range
+     * attribute, and either one moment ({@code asOf}) or a window ({@code tsGe} inclusive, {@code
+     * tsLt} exclusive; either may be null) of time (docs/design.md section 8.1).
+     */
     public record Query(String keyspace, String table, String index, List<String> values, String gt, String ge, String lt,
-            String le, Integer limit, String next, boolean consistent, String asOf) {
+            String le, Integer limit, String next, boolean consistent, String asOf, String tsGe, String tsLt) {
+        /** A query of one moment (as of {@code asOf}, or now when null). */
+        public Query(String keyspace, String table, String index, List<String> values, String gt, String ge, String lt, String le,
+                Integer limit, String next, boolean consistent, String asOf) {
+            this(keyspace, table, index, values, gt, ge, lt, le, limit, next, consistent, asOf, null, null);
+        }
+
         public static Query of(String keyspace, String table, String index, String... values) {
             return new Query(keyspace, table, index, List.of(values), null, null, null, null, null, null, false, null);
         }
 
         public Query withConsistent(boolean c) {
-            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, c, asOf);
+            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, c, asOf, tsGe, tsLt);
         }
 
         public Query withAsOf(String t) {
-            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, consistent, t);
+            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, consistent, t, tsGe, tsLt);
+        }
+
+        /** The rows that matched at some moment from {@code from} (inclusive) until {@code until} (exclusive); null: open. */
+        public Query withWindow(String from, String until) {
+            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, consistent, asOf, from, until);
         }
 
         public Query withLimit(Integer l) {
-            return new Query(keyspace, table, index, values, gt, ge, lt, le, l, next, consistent, asOf);
+            return new Query(keyspace, table, index, values, gt, ge, lt, le, l, next, consistent, asOf, tsGe, tsLt);
         }
 
         public Query withNext(String n) {
-            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, n, consistent, asOf);
+            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, n, consistent, asOf, tsGe, tsLt);
         }
 
         public Query withBounds(String gt, String ge, String lt, String le) {
-            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, consistent, asOf);
+            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, consistent, asOf, tsGe, tsLt);
+        }
+
+        /** Whether this is a window read ({@code ts_ge} or {@code ts_lt} given). */
+        public boolean window() {
+            return tsGe != null || tsLt != null;
         }
     }
 
@@ -193,10 +214,10 @@ public final class IndexReader implements AutoCloseable {
                     + "' (indexes: " + table.plan.indexes().stream().map(p -> p.index().name()).collect(Collectors.joining(", ")) + ")");
         }
         ReadRequest request = ReadRequest.parse(query, table.definition, plan.index());
-        UUID asOf = request.asOf;
-        // A read without as_of is as of now; its next pages keep the first page's query time, which
-        // their token carries, so that all its pages answer as of one moment.
-        UUID readTime = asOf != null ? asOf : ReadRequest.queryTime(null);
+        UUID asOf = request.fixedTime();
+        // A read without as_of (or ts_lt) is as of now; its next pages keep the first page's query
+        // time, which their token carries, so that all its pages answer as of one moment.
+        UUID readTime = asOf != null ? asOf : request.now();
         byte[] state = null;
         int skip = 0;
         byte[] lastRow = null;
@@ -208,6 +229,9 @@ public final class IndexReader implements AutoCloseable {
             lastRow = p.lastRow();
         }
         UUID q = readTime;
+        if (request.window() && Tids.compare(request.from, q) > 0) { // an open window that starts after now: nothing in it yet
+            return CompletableFuture.completedFuture(new Page(List.of(), null, Tids.instant(q).plusNanos(100)));
+        }
         ReadPlan.Fingerprint fingerprint = new ReadPlan.Fingerprint(request::canonical, q);
         byte[] firstState = state;
         int firstSkip = skip;
@@ -217,7 +241,8 @@ public final class IndexReader implements AutoCloseable {
                         request.upper == null ? null : request.upper.value())
                 .thenCompose(b -> {
                     b.setConsistencyLevel(cl);
-                    ReadPlan read = new ReadPlan(table, plan, layout(table, plan), b.build(), q, request.limit, query.consistent(), fingerprint);
+                    ReadPlan read = new ReadPlan(table, plan, layout(table, plan), b.build(), q, request.from, request.limit, query.consistent(),
+                            fingerprint);
                     return pager.first(read, firstState, firstSkip, firstLastRow);
                 });
     }

@@ -3,7 +3,6 @@ package io.cassandragsi.repair.read;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
-import io.cassandragsi.index.Tids;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Pages through a read's index select until the page has its items: fetches as many index rows
- * as items are still missing ({@link #fetchSize}), hands them to the {@link BaseChecker} a window
+ * as items are still missing ({@link #fetchSize}), hands them to the {@link BaseChecker} a run
  * at a time, and ends the page with the token of the first index row not consumed, so that pages
  * never repeat or skip.
  */
@@ -83,14 +82,14 @@ final class Pager {
             return consume(read, rows, skip, items).thenCompose(i -> {
                 if (items.size() >= read.limit() && i < rows.size()) {
                     return CompletableFuture.completedFuture(new IndexReader.Page(items, token(read, state, i, rowId(read, rows.get(i - 1))),
-                            Tids.instant(read.q())));
+                            read.answerTime()));
                 }
                 if (nextState == null) {
-                    return CompletableFuture.completedFuture(new IndexReader.Page(items, null, Tids.instant(read.q())));
+                    return CompletableFuture.completedFuture(new IndexReader.Page(items, null, read.answerTime()));
                 }
                 byte[] following = bytes(nextState);
                 if (items.size() >= read.limit()) {
-                    return CompletableFuture.completedFuture(new IndexReader.Page(items, token(read, following, 0, null), Tids.instant(read.q())));
+                    return CompletableFuture.completedFuture(new IndexReader.Page(items, token(read, following, 0, null), read.answerTime()));
                 }
                 int decided = rows.size() - skip;
                 int previous = items.size() - before < decided ? decided : 0;
@@ -115,9 +114,9 @@ final class Pager {
     private CompletableFuture<Integer> consume(ReadPlan read, List<Row> rows, int from, List<Map<String, Object>> items) {
         int i = from;
         while (i < rows.size() && items.size() < read.limit()) {
-            int window = Math.min(rows.size() - i, read.limit() - items.size());
-            CompletableFuture<List<Map<String, Object>>> decided = checker.decide(read, rows.subList(i, i + window));
-            int next = i + window;
+            int run = Math.min(rows.size() - i, read.limit() - items.size());
+            CompletableFuture<List<Map<String, Object>>> decided = checker.decide(read, rows.subList(i, i + run));
+            int next = i + run;
             if (!decided.isDone()) {
                 return decided.thenCompose(d -> {
                     items.addAll(d);

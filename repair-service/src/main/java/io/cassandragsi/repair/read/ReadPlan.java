@@ -2,17 +2,24 @@ package io.cassandragsi.repair.read;
 
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.Tids;
 import io.cassandragsi.repair.store.Catalog;
 import java.util.UUID;
 import java.util.function.Function;
 
 /**
  * One read, resolved and bound: its table and index, the layout of its items, the bound index
- * select, the query time {@code q}, the limit, whether it is consistent, and the fingerprint its
- * page tokens carry. What {@link Pager} and {@link BaseChecker} work from.
+ * select, the query time {@code q} (a window read's last tid), a window read's start {@code from}
+ * (null: a read of one moment), the limit, whether it is consistent, and the fingerprint its page
+ * tokens carry. What {@link Pager} and {@link BaseChecker} work from.
  */
-record ReadPlan(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, BoundStatement statement, UUID q, int limit,
+record ReadPlan(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, BoundStatement statement, UUID q, UUID from, int limit,
         boolean consistent, Fingerprint fingerprint) {
+
+    /** The moment the answer is as of: q, or a window's end (exclusive), one 100-ns tick after q. */
+    java.time.Instant answerTime() {
+        return from == null ? Tids.instant(q) : Tids.instant(q).plusNanos(100);
+    }
 
     /**
      * The query's fingerprint for its page tokens at query time {@code q}, computed when a token

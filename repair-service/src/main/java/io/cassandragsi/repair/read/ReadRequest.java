@@ -19,6 +19,9 @@ import java.util.stream.Collectors;
  * tested without a node.
  */
 final class ReadRequest {
+    /** The earliest timeuuid: the start of a window without {@code ts_ge}. */
+    static final UUID EARLIEST = Tids.minAtTicks(-io.cassandragsi.index.WriteTimestamps.UUID_EPOCH_OFFSET);
+
     /** A bound on the first range attribute the path leaves free: its CQL operator and value. */
     record Bound(String op, ByteBuffer value) {}
 
@@ -30,11 +33,15 @@ final class ReadRequest {
     final Bound lower;
     final Bound upper;
     final int limit;
-    /** The query time asked for ({@code as_of}), or null: now. */
+    /** The query time asked for ({@code as_of}), or null: now (or a window read). */
     final UUID asOf;
+    /** A window read's start ({@code ts_ge}): the tid whose current version is the first to count; null: not a window read. */
+    final UUID from;
+    /** A window read's end ({@code ts_lt}) as the last tid inside the window, or null: now (or not a window read). */
+    final UUID upTo;
 
     private ReadRequest(IndexReader.Query query, TableDef def, Index index, List<ByteBuffer> fixed, Bound lower, Bound upper, int limit,
-            UUID asOf) {
+            UUID asOf, UUID from, UUID upTo) {
         this.query = query;
         this.def = def;
         this.index = index;
@@ -43,6 +50,8 @@ final class ReadRequest {
         this.upper = upper;
         this.limit = limit;
         this.asOf = asOf;
+        this.from = from;
+        this.upTo = upTo;
     }
 
     static ReadRequest parse(IndexReader.Query query, TableDef def, Index index) {
@@ -71,7 +80,55 @@ final class ReadRequest {
             throw ReadException.badRequest("bad_as_of", def.qualifiedName() + " is unversioned: the base keeps no history, so a consistent"
                     + " read is as of now only; leave out as_of, or read without consistent=true (answered from the index's _tid/_deleted)");
         }
-        return new ReadRequest(query, def, index, List.copyOf(fixed), lower, upper, limit, asOf);
+        UUID from = null;
+        UUID upTo = null;
+        if (query.window()) {
+            if (query.asOf() != null) {
+                throw ReadException.badRequest("bad_window", "give either as_of (one moment) or ts_ge/ts_lt (a window), not both");
+            }
+            if (query.consistent() && !def.versioned()) {
+                throw ReadException.badRequest("bad_window", def.qualifiedName() + " is unversioned: the base keeps no history, so a"
+                        + " window read cannot be checked against it; read without consistent=true (answered from the index's _tid/_deleted)");
+            }
+            from = query.tsGe() == null ? EARLIEST : windowStart(query.tsGe());
+            upTo = query.tsLt() == null ? null : windowEnd(query.tsLt());
+            if (upTo != null && Tids.compare(from, upTo) > 0) {
+                throw ReadException.badRequest("bad_window", "ts_ge " + Values.quote(query.tsGe()) + " must be before ts_lt "
+                        + Values.quote(query.tsLt()));
+            }
+        }
+        return new ReadRequest(query, def, index, List.copyOf(fixed), lower, upper, limit, asOf, from, upTo);
+    }
+
+    /** Whether this is a window read ({@code ts_ge}, {@code ts_lt}). */
+    boolean window() {
+        return from != null;
+    }
+
+    /** The query time fixed by the request: {@code as_of}, or a window's {@code ts_lt}; null: the moment of the first page. */
+    UUID fixedTime() {
+        return window() ? upTo : asOf;
+    }
+
+    /** The query time of a read whose first page is now: this moment, or a window's end just before it (exclusive, as ts_lt). */
+    UUID now() {
+        return window() ? Tids.maxAtTicks(Tids.ticks(Instant.now()) - 1) : queryTime(null);
+    }
+
+    /**
+     * A window's start: a timeuuid itself (its version counts), an instant's last tid of its 100-ns
+     * tick (the version current at that moment counts).
+     */
+    static UUID windowStart(String text) {
+        return parseTime("ts_ge", text, false);
+    }
+
+    /**
+     * A window's end, exclusive, as the last tid inside it: the last tid of the 100-ns tick before
+     * the instant, or before the timeuuid's tick (a timeuuid bound counts from the start of its tick).
+     */
+    static UUID windowEnd(String text) {
+        return parseTime("ts_lt", text, true);
     }
 
     /** The shape of the index select this read needs. */
@@ -79,11 +136,12 @@ final class ReadRequest {
         return new IndexTable.Shape(fixed.size() - index.hash().size(), lower == null ? null : lower.op(), upper == null ? null : upper.op());
     }
 
-    /** What a page token of this read at query time {@code at} is bound to (path, bounds, consistent, query time). */
+    /** What a page token of this read at query time {@code at} is bound to (path, bounds, consistent, query time, window). */
     String canonical(UUID at) {
-        return String.join("\u0000", def.keyspace(), def.table(), index.name(), String.join("\u0001", query.values()),
+        String moment = String.join("\u0000", def.keyspace(), def.table(), index.name(), String.join("\u0001", query.values()),
                 String.valueOf(query.gt()), String.valueOf(query.ge()), String.valueOf(query.lt()), String.valueOf(query.le()),
                 String.valueOf(query.consistent()), at.toString());
+        return window() ? moment + "\u0000window\u0000" + query.tsGe() + "\u0000" + query.tsLt() : moment;
     }
 
     private static String names(List<Column> columns) {
@@ -111,22 +169,33 @@ final class ReadRequest {
         if (asOf == null) {
             return Tids.maxAtTicks(Tids.ticks(Instant.now()));
         }
-        if (asOf.length() == 36 && asOf.charAt(8) == '-') {
+        return parseTime("as_of", asOf, false);
+    }
+
+    /**
+     * A moment named by parameter {@code name}: an ISO-8601 instant (or epoch millis) as the last
+     * tid of its 100-ns tick, or a timeuuid as itself; {@code before}: the last tid of the tick before.
+     */
+    private static UUID parseTime(String name, String text, boolean before) {
+        String code = name.equals("as_of") ? "bad_as_of" : "bad_window";
+        if (text.length() == 36 && text.charAt(8) == '-') {
             UUID u;
             try {
-                u = UUID.fromString(asOf);
+                u = UUID.fromString(text);
             } catch (IllegalArgumentException e) {
-                throw ReadException.badRequest("bad_as_of", "as_of '" + asOf + "' is neither an ISO-8601 instant nor a timeuuid");
+                throw ReadException.badRequest(code, name + " '" + text + "' is neither an ISO-8601 instant nor a timeuuid");
             }
             if (u.version() != 1) {
-                throw ReadException.badRequest("bad_as_of", "as_of '" + asOf + "' is a UUID but not a timeuuid (version 1)");
+                throw ReadException.badRequest(code, name + " '" + text + "' is a UUID but not a timeuuid (version 1)");
             }
-            return u;
+            return before ? Tids.maxAtTicks(io.cassandragsi.index.WriteTimestamps.of(u) - 1) : u;
         }
+        long ticks;
         try {
-            return Tids.maxAtTicks(Tids.ticks(Values.instant(asOf)));
+            ticks = Tids.ticks(Values.instant(text));
         } catch (RuntimeException e) {
-            throw ReadException.badRequest("bad_as_of", "as_of '" + asOf + "' is neither an ISO-8601 instant (2026-11-21T10:00:00Z) nor a timeuuid");
+            throw ReadException.badRequest(code, name + " '" + text + "' is neither an ISO-8601 instant (2026-11-21T10:00:00Z) nor a timeuuid");
         }
+        return Tids.maxAtTicks(before ? ticks - 1 : ticks);
     }
 }

@@ -245,6 +245,8 @@ public final class BaseTable {
         private final Selection selection;
         private final PreparedStatement exact;
         private final PreparedStatement atOrBefore;
+        /** Versions newest first from a tid down (window reads). */
+        private final PreparedStatement downFrom;
         /** The newest version at or before a tid in each of several rows, or null: see {@link #currentAtAllAsync}. */
         private final PreparedStatement currentInPartitions;
 
@@ -255,11 +257,13 @@ public final class BaseTable {
                 // the base keeps only the current row: every check reads it (consistent reads are as of now)
                 this.exact = null;
                 this.atOrBefore = session.prepare(select + whereRow + " LIMIT 1");
+                this.downFrom = null;
                 this.currentInPartitions = null;
                 return;
             }
             String tid = Cql.quote(def.tid().name());
             this.exact = session.prepare(select + whereRow + " AND " + tid + " = ? LIMIT 1");
+            this.downFrom = session.prepare(select + whereRow + " AND " + tid + " <= ?" + cql.orderBy(false));
             this.atOrBefore = session.prepare(select + whereRow + " AND " + tid + " <= ?" + cql.orderBy(false) + " LIMIT 1");
             // The first row of each partition at or before q is the version current at q (oneRowPerPartition).
             // Its LIMIT (the number of partitions asked for) fits in its page, so the node runs it
@@ -319,6 +323,11 @@ public final class BaseTable {
             });
         }
 
+        /** A window read's versions, newest first: those after {@code from} up to {@code upTo}, then the one current at {@code from}. */
+        public CompletableFuture<List<Version>> windowAsync(List<ByteBuffer> rowKey, UUID from, UUID upTo, ConsistencyLevel cl) {
+            return fetchAsync(bind(downFrom, rowKey, cl, 16, upTo), v -> Tids.compare(v.tid(), from) <= 0, selection::version);
+        }
+
         /** The version with exactly this tid, or null. */
         public CompletableFuture<Version> versionAsync(List<ByteBuffer> rowKey, UUID tid, ConsistencyLevel cl) {
             return first(bind(exact, rowKey, cl, 1, tid));
@@ -334,11 +343,6 @@ public final class BaseTable {
     }
 
     /** Every version of one row, ascending (all pages). */
-    public List<Version> versions(List<ByteBuffer> rowKey, ConsistencyLevel cl) {
-        return versionsAsync(rowKey, cl).join();
-    }
-
-    /** As {@link #versions}, asynchronously. */
     public CompletableFuture<List<Version>> versionsAsync(List<ByteBuffer> rowKey, ConsistencyLevel cl) {
         return fetchAsync(bind(allVersions, rowKey, cl)).thenApply(all -> {
             all.sort(Version.ASCENDING);

@@ -67,7 +67,7 @@ final class DriverStores implements Stores {
 
             @Override
             public List<Version> versions(List<ByteBuffer> rowKey, ReadLevel level) {
-                return base.versions(rowKey, of(levels, level));
+                return base.versionsAsync(rowKey, of(levels, level)).join();
             }
 
             @Override

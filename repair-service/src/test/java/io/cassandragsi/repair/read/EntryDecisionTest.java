@@ -1,7 +1,7 @@
 package io.cassandragsi.repair.read;
 
-import static io.cassandragsi.repair.read.EntryDecision.CHECK_CURRENT;
-import static io.cassandragsi.repair.read.EntryDecision.CHECK_CURRENT_UNCLAIMED;
+import static io.cassandragsi.repair.read.EntryDecision.CHECK;
+import static io.cassandragsi.repair.read.EntryDecision.CHECK_UNCLAIMED;
 import static io.cassandragsi.repair.read.EntryDecision.MATCH;
 import static io.cassandragsi.repair.read.EntryDecision.SKIP;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,14 +29,14 @@ class EntryDecisionTest {
         assertThat(EntryDecision.ofEntry(true, false, t(30), t(20), Q)).isEqualTo(MATCH);
         assertThat(EntryDecision.ofEntry(true, false, t(30), null, Q)).isEqualTo(MATCH);
         assertThat(EntryDecision.ofEntry(false, false, t(30), t(30), Q)).isEqualTo(MATCH);
-        assertThat(EntryDecision.ofEntry(true, true, t(30), t(20), Q)).isEqualTo(CHECK_CURRENT);
+        assertThat(EntryDecision.ofEntry(true, true, t(30), t(20), Q)).isEqualTo(CHECK);
     }
 
     @Test
     void should_check_versioned_entries_the_index_alone_cannot_decide_at_a_past_query_time() {
-        assertThat(EntryDecision.ofEntry(true, false, t(200), null, Q)).as("newer than q").isEqualTo(CHECK_CURRENT_UNCLAIMED);
-        assertThat(EntryDecision.ofEntry(true, false, t(10), t(150), Q)).as("marked after q").isEqualTo(CHECK_CURRENT_UNCLAIMED);
-        assertThat(EntryDecision.ofEntry(true, false, null, t(150), Q)).as("only a mark").isEqualTo(CHECK_CURRENT_UNCLAIMED);
+        assertThat(EntryDecision.ofEntry(true, false, t(200), null, Q)).as("newer than q").isEqualTo(CHECK_UNCLAIMED);
+        assertThat(EntryDecision.ofEntry(true, false, t(10), t(150), Q)).as("marked after q").isEqualTo(CHECK_UNCLAIMED);
+        assertThat(EntryDecision.ofEntry(true, false, null, t(150), Q)).as("only a mark").isEqualTo(CHECK_UNCLAIMED);
         assertThat(EntryDecision.ofEntry(true, false, null, t(50), Q)).isEqualTo(SKIP);
     }
 
@@ -46,15 +46,67 @@ class EntryDecisionTest {
         assertThat(EntryDecision.ofEntry(false, true, null, null, Q)).isEqualTo(SKIP);
         assertThat(EntryDecision.ofEntry(false, false, t(200), null, Q)).as("written after q").isEqualTo(SKIP);
         assertThat(EntryDecision.ofEntry(false, false, t(10), t(150), Q)).as("marked after q").isEqualTo(MATCH);
-        assertThat(EntryDecision.ofEntry(false, true, t(10), null, Q)).isEqualTo(CHECK_CURRENT);
-        assertThat(CHECK_CURRENT.claimed()).isTrue();
-        assertThat(CHECK_CURRENT_UNCLAIMED.claimed()).isFalse();
+        assertThat(EntryDecision.ofEntry(false, true, t(10), null, Q)).isEqualTo(CHECK);
+        assertThat(CHECK.claimed()).isTrue();
+        assertThat(CHECK_UNCLAIMED.claimed()).isFalse();
     }
 
     @Test
     void should_decide_per_version_entries_by_the_tid_in_their_key() {
         assertThat(EntryDecision.ofVersionEntry(false, t(200), Q)).isEqualTo(SKIP);
         assertThat(EntryDecision.ofVersionEntry(false, t(20), Q)).isEqualTo(MATCH);
-        assertThat(EntryDecision.ofVersionEntry(true, t(20), Q)).isEqualTo(CHECK_CURRENT);
+        assertThat(EntryDecision.ofVersionEntry(true, t(20), Q)).isEqualTo(CHECK);
+    }
+
+    /** A window from tick 100 to tick 200 (its versions: the one current at 100, those after it up to 200). */
+    private static EntryDecision window(boolean versioned, boolean consistent, UUID tid, UUID deleted) {
+        return EntryDecision.inWindow(versioned, consistent, tid, deleted, Q, Tids.maxAtTicks(200));
+    }
+
+    @Test
+    void should_skip_in_a_window_an_entry_deleted_before_the_window_starts() {
+        assertThat(window(true, false, t(10), t(50))).isEqualTo(SKIP);
+        assertThat(window(true, true, t(10), t(100))).as("deleted at the window's first moment").isEqualTo(SKIP);
+        assertThat(window(false, false, t(10), t(50))).isEqualTo(SKIP);
+    }
+
+    @Test
+    void should_match_in_a_window_an_unmarked_entry_that_starts_before_its_end() {
+        assertThat(window(true, false, t(150), null)).as("starts in the window").isEqualTo(MATCH);
+        assertThat(window(true, false, t(10), null)).as("current since before it").isEqualTo(MATCH);
+        assertThat(window(true, false, t(10), t(5))).as("matches again").isEqualTo(MATCH);
+        assertThat(window(true, true, t(150), null)).as("consistent: checked, claimed").isEqualTo(CHECK);
+    }
+
+    @Test
+    void should_check_in_a_window_an_entry_the_index_cannot_place() {
+        assertThat(window(true, false, t(10), t(150))).as("marked in the window: the mark may be late").isEqualTo(CHECK_UNCLAIMED);
+        assertThat(window(true, false, t(300), null)).as("newer than the window: an older interval may be in it").isEqualTo(CHECK_UNCLAIMED);
+        assertThat(window(true, false, null, t(150))).as("only a mark").isEqualTo(CHECK_UNCLAIMED);
+        assertThat(window(true, true, t(300), t(400))).isEqualTo(CHECK_UNCLAIMED);
+        assertThat(window(true, false, t(150), t(151))).as("a recompute's mark: the version went away").isEqualTo(CHECK_UNCLAIMED);
+        assertThat(window(true, false, t(150), t(300))).as("starts in it, marked after it: the version may be gone").isEqualTo(CHECK_UNCLAIMED);
+        assertThat(window(true, false, t(150), t(160))).as("starts and ends in it").isEqualTo(CHECK_UNCLAIMED);
+    }
+
+    @Test
+    void should_answer_unversioned_window_entries_from_their_last_interval() {
+        assertThat(window(false, false, t(10), t(150))).as("ends in the window").isEqualTo(MATCH);
+        assertThat(window(false, false, t(150), null)).isEqualTo(MATCH);
+        assertThat(window(false, false, t(300), null)).as("the index keeps no earlier interval").isEqualTo(SKIP);
+        assertThat(window(false, false, null, null)).as("expired").isEqualTo(SKIP);
+    }
+
+    @Test
+    void should_decide_like_a_moment_when_the_window_is_one_moment() {
+        UUID[] tids = {null, t(10), t(100), t(150), Q};
+        for (boolean consistent : new boolean[] {false, true}) {
+            for (UUID tid : tids) {
+                for (UUID deleted : tids) {
+                    assertThat(EntryDecision.inWindow(true, consistent, tid, deleted, Q, Q)).as("tid %s deleted %s", tid, deleted)
+                            .isEqualTo(EntryDecision.ofEntry(true, consistent, tid, deleted, Q));
+                }
+            }
+        }
     }
 }

@@ -78,4 +78,44 @@ class ReadRequestTest {
         assertThat(parse(DEF, q.withBounds(T1, null, null, null)).canonical(at)).isNotEqualTo(plain);
         assertThat(parse(DEF, q.withLimit(5)).canonical(at)).as("the limit may change between pages").isEqualTo(plain);
     }
+
+    @Test
+    void should_parse_a_window_with_an_inclusive_start_and_an_exclusive_end() {
+        ReadRequest r = parse(DEF, IndexReader.Query.of("ks", "revisions", "by_length", "7").withWindow("2026-01-01T00:00:00Z", T2));
+        assertThat(r.window()).isTrue();
+        assertThat(r.from).as("the last tid of ts_ge's tick: the version current then counts")
+                .isEqualTo(io.cassandragsi.index.Tids.maxAtTicks(io.cassandragsi.index.Tids.ticks(java.time.Instant.parse("2026-01-01T00:00:00Z"))));
+        assertThat(io.cassandragsi.index.Tids.compare(r.upTo, java.util.UUID.fromString(T2))).as("before ts_lt").isNegative();
+        assertThat(io.cassandragsi.index.WriteTimestamps.of(r.upTo)).isEqualTo(io.cassandragsi.index.WriteTimestamps.of(java.util.UUID.fromString(T2)) - 1);
+        assertThat(r.fixedTime()).isEqualTo(r.upTo);
+        assertThat(parse(DEF, IndexReader.Query.of("ks", "revisions", "by_length", "7").withWindow(T1, null)).fixedTime())
+                .as("an open window ends at the first page's moment").isNull();
+        assertThat(parse(DEF, IndexReader.Query.of("ks", "revisions", "by_length", "7").withWindow(null, T2)).from)
+                .as("no ts_ge: from the beginning").isEqualTo(ReadRequest.EARLIEST);
+        assertThat(parse(DEF, IndexReader.Query.of("ks", "revisions", "by_length", "7")).window()).isFalse();
+    }
+
+    @Test
+    void should_answer_400_when_a_window_is_bad() {
+        IndexReader.Query q = IndexReader.Query.of("ks", "revisions", "by_length", "7");
+        assertThat(status(DEF, q.withWindow(T1, null).withAsOf(T2))).as("as_of and a window").isEqualTo(400);
+        assertThat(status(DEF, q.withWindow(T2, T1))).as("ts_ge after ts_lt").isEqualTo(400);
+        assertThat(status(DEF, q.withWindow(T1, T1))).as("an empty window").isEqualTo(400);
+        assertThat(status(DEF, q.withWindow("soon", null))).isEqualTo(400);
+        assertThat(status(DEF, q.withWindow(null, "0cd3d930-e5ce-41f1-bedb-1100a1903cc0"))).as("not a timeuuid").isEqualTo(400);
+        IndexReader.Query users = IndexReader.Query.of("app", "users", "by_email", "a@b").withWindow(T1, T2);
+        assertThat(status(USERS, users.withConsistent(true))).as("consistent window on an unversioned table").isEqualTo(400);
+        assertThat(status(USERS, users)).isEqualTo(200);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse(DEF, q.withWindow(T1, null).withAsOf(T2)))
+                .isInstanceOf(ReadException.class).hasMessageContaining("as_of").hasMessageContaining("ts_ge");
+    }
+
+    @Test
+    void should_bind_tokens_to_the_window() {
+        IndexReader.Query q = IndexReader.Query.of("ks", "revisions", "by_length", "7");
+        java.util.UUID at = ReadRequest.queryTime(null);
+        String moment = parse(DEF, q).canonical(at);
+        assertThat(parse(DEF, q.withWindow(T1, null)).canonical(at)).isNotEqualTo(moment)
+                .isNotEqualTo(parse(DEF, q.withWindow(T2, null)).canonical(at));
+    }
 }
