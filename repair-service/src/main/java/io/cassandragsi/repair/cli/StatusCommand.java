@@ -74,7 +74,9 @@ public final class StatusCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new CommandFailedException("the service at " + base + " sent a status that is not JSON: " + e.getMessage());
         }
-        spec.commandLine().getOut().print(StatusText.render(StatusReport.of(status), base));
+        java.io.PrintWriter out = spec.commandLine().getOut();
+        out.print(StatusText.render(StatusReport.of(status), base));
+        out.flush(); // print does not flush picocli's writer, and the launcher exits at once
         return GsiCommand.OK;
     }
 

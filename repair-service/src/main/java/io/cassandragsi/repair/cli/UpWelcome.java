@@ -87,6 +87,8 @@ final class UpWelcome {
         }
         out.println("  logs: " + workDir + "/node0/logs/system.log");
         out.println("  from another terminal: ./gsi node status, ./gsi node kill|stop|start N (nodes numbered from 0)");
+        out.println("  what the repair service is doing: " + (secured == null ? "./gsi status, or " + http + "/ in a browser"
+                : "./gsi status --config " + secured.configFile() + " (the page at " + http + "/ needs the HTTP token)"));
         out.println("Ctrl-C stops everything.");
     }
 
