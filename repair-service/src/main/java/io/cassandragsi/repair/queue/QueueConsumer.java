@@ -120,7 +120,7 @@ public final class QueueConsumer implements AutoCloseable {
     /** Marker groups waiting for a retry by table ({@code keyspace.table}), in name order. */
     public java.util.SortedMap<String, Integer> pendingByTable() {
         java.util.SortedMap<String, Integer> byTable = new java.util.TreeMap<>();
-        workers.values().forEach(w -> w.pendingByTable(byTable));
+        workers.values().forEach(w -> w.pendingByTable.forEach((table, n) -> byTable.merge(table, n, Integer::sum)));
         return byTable;
     }
 

@@ -93,6 +93,8 @@ final class ShardWorker {
     volatile boolean running = true;
     /** Time (ms) of the oldest marker read and not yet finished, or 0. */
     volatile long oldestUnfinished;
+    /** Groups waiting for a retry by {@code keyspace.table}, as of the end of the last poll: read by other threads (status). */
+    volatile Map<String, Integer> pendingByTable = Map.of();
 
     private record Pending(MarkerGroup group, long nextAttempt, int attempts) {}
 
@@ -164,6 +166,9 @@ final class ShardWorker {
         }
         retryDue(nowMillis);
         oldestUnfinished = pending.stream().mapToLong(p -> markerMillis(p.group.oldestMarker())).min().orElse(0);
+        Map<String, Integer> byTable = new java.util.TreeMap<>();
+        pending.forEach(p -> byTable.merge(p.group.keyspace() + "." + p.group.table(), 1, Integer::sum));
+        pendingByTable = byTable;
         pruneSeen(nowMillis);
         if (nowMillis - lastCheckpoint >= CHECKPOINT_EVERY.toMillis()) {
             checkpoint(nowMillis);
@@ -351,13 +356,6 @@ final class ShardWorker {
 
     int pendingCount() {
         return pending.size();
-    }
-
-    /** Adds the groups waiting for a retry to {@code byTable} ({@code keyspace.table}: count). */
-    void pendingByTable(Map<String, Integer> byTable) {
-        for (Pending p : pending) {
-            byTable.merge(p.group.keyspace() + "." + p.group.table(), 1, Integer::sum);
-        }
     }
 
     /** True when the fast path read past {@code endMillis} and nothing read is waiting for a retry (an epoch sweep's end). */
