@@ -65,7 +65,7 @@ public final class StatusHtml {
         out.append("</tr>");
         for (List<String> row : t.rows()) {
             out.append("<tr>");
-            row.forEach(cell -> out.append(cell.matches("-?[0-9][0-9.,]*( [a-z]+)*") ? "<td class=\"n\">" : "<td>").append(esc(cell)).append("</td>"));
+            row.forEach(cell -> out.append(cell.matches("-?[0-9][0-9.,]*( [0-9a-z.]+)*") ? "<td class=\"n\">" : "<td>").append(esc(cell)).append("</td>"));
             out.append("</tr>");
         }
         out.append("</table>\n");

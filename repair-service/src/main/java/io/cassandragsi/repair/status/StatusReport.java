@@ -55,9 +55,10 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
             String node = text(n.get("node"));
             long heartbeat = number(n.get("heartbeat_age_ms"));
             String state = text(n.get("state"));
-            nodeRows.add(List.of(node, state, millis(heartbeat) + " ago", millis(n.get("lag_ms")), text(n.get("queued")), text(n.get("done")),
+            boolean ended = "running".equals(state) && heartbeat >= SILENT_AFTER_MS && "done".equals(text(n.get("sweep")));
+            nodeRows.add(List.of(node, ended ? "ended (swept)" : state, millis(heartbeat) + " ago", millis(n.get("lag_ms")), text(n.get("queued")), text(n.get("done")),
                     text(n.get("handed_off")), text(n.get("retried")), text(n.get("sweep"))));
-            if ("running".equals(state) && heartbeat >= SILENT_AFTER_MS) {
+            if ("running".equals(state) && heartbeat >= SILENT_AFTER_MS && !ended) {
                 waiting.add("node " + node + ": its maintainer has been silent for " + millis(heartbeat) + " (the service sweeps its work)");
             }
             if ("due".equals(text(n.get("sweep")))) {

@@ -55,6 +55,14 @@ class StatusReportTest {
     }
 
     @Test
+    void should_not_wait_for_a_killed_maintainer_whose_work_was_swept() {
+        StatusReport r = StatusReport.of(Map.of("nodes", List.of(Map.of("node", "127.0.0.1:7000", "state", "running", "heartbeat_age_ms",
+                93_000L, "sweep", "done"))));
+        assertThat(r.waiting()).isEmpty();
+        assertThat(r.nodes().rows().get(0).get(1)).as("state").isEqualTo("ended (swept)");
+    }
+
+    @Test
     void should_wait_for_nothing_when_the_service_is_idle() {
         StatusReport r = StatusReport.of(Map.of("lag_ms", 0, "nodes", List.of(), "pending_by_table", Map.of()));
         assertThat(r.waiting()).isEmpty();
