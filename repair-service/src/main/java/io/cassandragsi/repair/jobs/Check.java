@@ -81,12 +81,7 @@ final class Check<H extends RowHistory> {
      * A check of {@code targets} (indexes of the table {@code rule} is for), reading through {@code
      * stores} and writing its fixes through {@code writes}; {@code nowTs} is the TS of now.
      */
-    static Check<?> of(EntryRule<?> rule, ScanStores stores, JobWrites writes, List<IndexPlan> targets, CheckOptions options,
-            LongSupplier nowTs) {
-        return create(rule, stores, writes, targets, options, nowTs);
-    }
-
-    private static <H extends RowHistory> Check<H> create(EntryRule<H> rule, ScanStores stores, JobWrites writes, List<IndexPlan> targets,
+    static <H extends RowHistory> Check<H> of(EntryRule<H> rule, ScanStores stores, JobWrites writes, List<IndexPlan> targets,
             CheckOptions options, LongSupplier nowTs) {
         return new Check<>(rule, stores, writes, targets, options, nowTs);
     }

@@ -63,12 +63,7 @@ final class Rebuild<H extends RowHistory> {
     }
 
     /** A rebuild of {@code targets} (indexes of the table {@code rule} is for), reading through {@code stores}, recording in {@code ledger}. */
-    static Rebuild<?> of(EntryRule<?> rule, ScanStores stores, JobWrites writes, List<IndexPlan> targets, JobLedger ledger,
-            RebuildOptions options) {
-        return create(rule, stores, writes, targets, ledger, options);
-    }
-
-    private static <H extends RowHistory> Rebuild<H> create(EntryRule<H> rule, ScanStores stores, JobWrites writes, List<IndexPlan> targets,
+    static <H extends RowHistory> Rebuild<H> of(EntryRule<H> rule, ScanStores stores, JobWrites writes, List<IndexPlan> targets,
             JobLedger ledger, RebuildOptions options) {
         return new Rebuild<>(rule, stores, writes, targets, ledger, options);
     }

@@ -166,9 +166,11 @@ final class ShardWorker {
         }
         retryDue(nowMillis);
         oldestUnfinished = pending.stream().mapToLong(p -> markerMillis(p.group.oldestMarker())).min().orElse(0);
-        Map<String, Integer> byTable = new java.util.TreeMap<>();
-        pending.forEach(p -> byTable.merge(p.group.keyspace() + "." + p.group.table(), 1, Integer::sum));
-        pendingByTable = byTable;
+        if (!pending.isEmpty() || !pendingByTable.isEmpty()) {
+            Map<String, Integer> byTable = new java.util.TreeMap<>();
+            pending.forEach(p -> byTable.merge(p.group.keyspace() + "." + p.group.table(), 1, Integer::sum));
+            pendingByTable = byTable;
+        }
         pruneSeen(nowMillis);
         if (nowMillis - lastCheckpoint >= CHECKPOINT_EVERY.toMillis()) {
             checkpoint(nowMillis);

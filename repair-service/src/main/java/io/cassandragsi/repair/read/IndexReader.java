@@ -230,7 +230,7 @@ public final class IndexReader implements AutoCloseable {
         }
         UUID q = readTime;
         if (request.window() && Tids.compare(request.from, q) > 0) { // an open window that starts after now: nothing in it yet
-            return CompletableFuture.completedFuture(new Page(List.of(), null, Tids.instant(q).plusNanos(100)));
+            return CompletableFuture.completedFuture(new Page(List.of(), null, ReadPlan.answerTime(q, true)));
         }
         ReadPlan.Fingerprint fingerprint = new ReadPlan.Fingerprint(request::canonical, q);
         byte[] firstState = state;

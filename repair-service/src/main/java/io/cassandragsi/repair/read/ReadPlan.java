@@ -18,7 +18,12 @@ record ReadPlan(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, BoundS
 
     /** The moment the answer is as of: q, or a window's end (exclusive), one 100-ns tick after q. */
     java.time.Instant answerTime() {
-        return from == null ? Tids.instant(q) : Tids.instant(q).plusNanos(100);
+        return answerTime(q, from != null);
+    }
+
+    /** The moment an answer with query time {@code q} is as of, of a window read or not. */
+    static java.time.Instant answerTime(UUID q, boolean window) {
+        return window ? Tids.instant(q).plusNanos(100) : Tids.instant(q);
     }
 
     /**

@@ -90,8 +90,9 @@ final class ReadRequest {
                 throw ReadException.badRequest("bad_window", def.qualifiedName() + " is unversioned: the base keeps no history, so a"
                         + " window read cannot be checked against it; read without consistent=true (answered from the index's _tid/_deleted)");
             }
-            from = query.tsGe() == null ? EARLIEST : windowStart(query.tsGe());
-            upTo = query.tsLt() == null ? null : windowEnd(query.tsLt());
+            // ts_ge: the version current then counts; ts_lt: exclusive, the last tid of the tick before
+            from = query.tsGe() == null ? EARLIEST : parseTime("ts_ge", query.tsGe(), false);
+            upTo = query.tsLt() == null ? null : parseTime("ts_lt", query.tsLt(), true);
             if (upTo != null && Tids.compare(from, upTo) > 0) {
                 throw ReadException.badRequest("bad_window", "ts_ge " + Values.quote(query.tsGe()) + " must be before ts_lt "
                         + Values.quote(query.tsLt()));
@@ -113,22 +114,6 @@ final class ReadRequest {
     /** The query time of a read whose first page is now: this moment, or a window's end just before it (exclusive, as ts_lt). */
     UUID now() {
         return window() ? Tids.maxAtTicks(Tids.ticks(Instant.now()) - 1) : queryTime(null);
-    }
-
-    /**
-     * A window's start: a timeuuid itself (its version counts), an instant's last tid of its 100-ns
-     * tick (the version current at that moment counts).
-     */
-    static UUID windowStart(String text) {
-        return parseTime("ts_ge", text, false);
-    }
-
-    /**
-     * A window's end, exclusive, as the last tid inside it: the last tid of the 100-ns tick before
-     * the instant, or before the timeuuid's tick (a timeuuid bound counts from the start of its tick).
-     */
-    static UUID windowEnd(String text) {
-        return parseTime("ts_lt", text, true);
     }
 
     /** The shape of the index select this read needs. */

@@ -158,7 +158,8 @@ public final class RepairService implements AutoCloseable {
         java.util.List<Map<String, Object>> out = new java.util.ArrayList<>();
         for (com.datastax.oss.driver.api.core.metadata.Node n : session.getMetadata().getNodes().values()) {
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("address", String.valueOf(n.getEndPoint().resolve()).replaceFirst("^[^/]*/", ""));
+            m.put("address", n.getEndPoint().resolve() instanceof java.net.InetSocketAddress a ? a.getHostString() + ":" + a.getPort()
+                    : n.getEndPoint().toString());
             m.put("datacenter", n.getDatacenter());
             m.put("state", n.getState().name());
             out.add(m);

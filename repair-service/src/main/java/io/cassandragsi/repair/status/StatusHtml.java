@@ -25,47 +25,43 @@ public final class StatusHtml {
                 .append("small{color:#666}</style></head><body>\n");
         out.append("<h1>cassandra-gsi</h1><p><small>as of ").append(esc(generatedAt)).append(", refreshed every ").append(REFRESH_SECONDS)
                 .append(" s; JSON at <code>/admin/status</code>, metrics at <code>/metrics</code></small></p>\n");
-        out.append("<h2>Waiting for</h2>");
-        list(out, r.waiting(), "nothing", "warn");
-        out.append("<h2>Repair service</h2><table>");
-        for (String[] kv : r.service()) {
-            out.append("<tr><th>").append(esc(kv[0])).append("</th><td>").append(esc(kv[1])).append("</td></tr>");
+        for (StatusReport.Section section : r.sections()) {
+            out.append("<h2>").append(esc(section.title())).append("</h2>");
+            if (section.note() != null) {
+                out.append("<p><small>").append(esc(section.note())).append("</small></p>");
+            }
+            section(out, section);
         }
-        out.append("</table>\n<h2>Cassandra nodes</h2><p><small>as the driver sees them</small></p>");
-        table(out, r.cassandra(), "none known");
-        out.append("<h2>In-node maintainers</h2>");
-        table(out, r.nodes(), "none (no table in node mode, or none has written yet)");
-        out.append("<h2>Indexes</h2><p><small>work of this instance since it started</small></p>");
-        table(out, r.indexes(), "none yet");
-        out.append("<h2>Jobs</h2><p><small>rebuild and check started through this instance</small></p>");
-        table(out, r.jobs(), "none");
-        out.append("<h2>Definition problems</h2>");
-        list(out, r.problems(), "none", "warn");
         out.append("</body></html>\n");
         return out.toString();
     }
 
-    private static void list(StringBuilder out, List<String> items, String none, String cls) {
-        if (items.isEmpty()) {
-            out.append("<p class=\"ok\">").append(esc(none)).append("</p>\n");
+    private static void section(StringBuilder out, StatusReport.Section s) {
+        List<List<String>> rows = s.table().rows();
+        if (rows.isEmpty()) {
+            out.append(s.kind() == StatusReport.Section.Kind.WARNINGS ? "<p class=\"ok\">" : "<p>").append(esc(s.none())).append("</p>\n");
             return;
         }
-        out.append("<ul>");
-        items.forEach(i -> out.append("<li class=\"").append(cls).append("\">").append(esc(i)).append("</li>"));
-        out.append("</ul>\n");
-    }
-
-    private static void table(StringBuilder out, StatusReport.Table t, String none) {
-        if (t.rows().isEmpty()) {
-            out.append("<p>").append(esc(none)).append("</p>\n");
+        if (s.kind() == StatusReport.Section.Kind.WARNINGS) {
+            out.append("<ul>");
+            rows.forEach(line -> out.append("<li class=\"warn\">").append(esc(line.get(0))).append("</li>"));
+            out.append("</ul>\n");
             return;
         }
-        out.append("<table><tr>");
-        t.columns().forEach(c -> out.append("<th>").append(esc(c)).append("</th>"));
-        out.append("</tr>");
-        for (List<String> row : t.rows()) {
+        out.append("<table>");
+        if (s.kind() == StatusReport.Section.Kind.TABLE) {
             out.append("<tr>");
-            row.forEach(cell -> out.append(cell.matches("-?[0-9][0-9.,]*( [0-9a-z.]+)*") ? "<td class=\"n\">" : "<td>").append(esc(cell)).append("</td>"));
+            s.table().columns().forEach(c -> out.append("<th>").append(esc(c)).append("</th>"));
+            out.append("</tr>");
+        }
+        for (List<String> row : rows) {
+            out.append("<tr>");
+            for (int c = 0; c < row.size(); c++) {
+                String cell = row.get(c);
+                String tag = s.kind() == StatusReport.Section.Kind.PAIRS && c == 0 ? "th" : "td";
+                out.append('<').append(tag).append(tag.equals("td") && cell.matches("-?[0-9][0-9.,]*( [0-9a-z.]+)*") ? " class=\"n\">" : ">")
+                        .append(esc(cell)).append("</").append(tag).append('>');
+            }
             out.append("</tr>");
         }
         out.append("</table>\n");

@@ -18,6 +18,31 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
     /** A table: column names and rows of cells, all text. */
     public record Table(List<String> columns, List<List<String>> rows) {}
 
+    /**
+     * One part of the report, as both renderings show it: a list of lines (a warning each), pairs
+     * of a name and a value, or a table; {@code note} says what it covers (or null), {@code none}
+     * what to say when it is empty.
+     */
+    public record Section(String title, String note, Kind kind, Table table, String none) {
+        public enum Kind { WARNINGS, PAIRS, TABLE }
+    }
+
+    /** The parts of the report, in the order they are shown. */
+    public List<Section> sections() {
+        List<List<String>> pairs = service.stream().map(List::of).toList();
+        return List.of(new Section("Waiting for", null, Section.Kind.WARNINGS, lines(waiting), "nothing"),
+                new Section("Work queue", "this instance", Section.Kind.PAIRS, new Table(List.of(), pairs), "-"),
+                new Section("Cassandra nodes", "as the driver sees them", Section.Kind.TABLE, cassandra, "none known"),
+                new Section("In-node maintainers", null, Section.Kind.TABLE, nodes, "none (no table in node mode, or none has written yet)"),
+                new Section("Indexes", "work of this instance since it started", Section.Kind.TABLE, indexes, "none yet"),
+                new Section("Jobs", "rebuild and check started through this instance", Section.Kind.TABLE, jobs, "none"),
+                new Section("Definition problems", null, Section.Kind.WARNINGS, lines(problems), "none"));
+    }
+
+    private static Table lines(List<String> lines) {
+        return new Table(List.of(), lines.stream().map(List::of).toList());
+    }
+
     /** A maintainer whose heartbeat is older than this is taken for stopped (docs/design.md section 7.9). */
     static final long SILENT_AFTER_MS = 10_000;
     /** A service this far behind is said to be behind. */
