@@ -86,6 +86,67 @@ final class Check<H extends RowHistory> {
         return new Check<>(rule, stores, writes, targets, options, nowTs);
     }
 
+    /**
+     * Rows written at or after this moment (ms; see {@link #recent}) are left to the maintainers
+     * (anti-entropy, docs/design.md section 9.3): null, nothing is (a check by hand).
+     */
+    private LongSupplier horizonMillis;
+
+    /** Leaves what was written at or after {@code horizonMillis} to the maintainers. */
+    Check<H> leavingRecent(LongSupplier horizonMillis) {
+        this.horizonMillis = horizonMillis;
+        return this;
+    }
+
+    /**
+     * One range, both passes (base to index, then each index to base), for a caller that walks the
+     * ring itself (anti-entropy): false when {@code stop} ended it early.
+     */
+    boolean runRange(TokenRange range, Progress progress, BooleanSupplier stop) throws InterruptedException {
+        this.progress = progress;
+        if (inFlight == null) {
+            inFlight = new InFlight(options.maxInFlight());
+        }
+        if (!baseRange(range, stop)) {
+            return false;
+        }
+        for (IndexPlan p : targets) {
+            if (!indexRange(p, range, stop)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether a row or an entry was written too recently for this check to fix it: its newest
+     * version or cell, or the entry's {@code _tid} or {@code _deleted}, at or after the horizon.
+     */
+    boolean recent(H row, Observed entry) {
+        if (horizonMillis == null) {
+            return false;
+        }
+        long horizon = horizonMillis.getAsLong();
+        if (entry != null && (after(entry.tid(), horizon) || after(entry.deleted(), horizon))) {
+            return true;
+        }
+        if (row instanceof io.cassandragsi.check.RowHistory.Versions v) {
+            return v.versions().stream().anyMatch(version -> after(version.tid(), horizon));
+        }
+        if (row instanceof io.cassandragsi.check.RowHistory.Current c) {
+            for (io.cassandragsi.index.RowReconcile.BaseCell cell : c.row().cells().cells()) {
+                if (cell.writetime() != Long.MIN_VALUE && cell.writetime() / 1000 >= horizon) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean after(java.util.UUID tid, long horizonMillis) {
+        return tid != null && io.cassandragsi.index.Tids.instant(tid).toEpochMilli() >= horizonMillis;
+    }
+
     CheckResult run(String id, int splits, Progress progress, ProgressListener listener, BooleanSupplier cancelled) {
         this.progress = progress;
         this.inFlight = new InFlight(options.maxInFlight());

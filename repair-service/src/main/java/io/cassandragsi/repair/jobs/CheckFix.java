@@ -78,6 +78,10 @@ final class CheckFix<H extends RowHistory> {
             Expected e = expected.get(key);
             Observed a = actual.get(key);
             Set<Finding> f = check.rule.judge(p, key, e, a, row);
+            if (f.stream().anyMatch(Finding::drift) && check.recent(row, a)) {
+                tally.leftToMaintainers.increment(); // written since the safe time: the maintainers' work, maybe not done yet
+                continue;
+            }
             if (f.stream().noneMatch(Finding::drift)) {
                 tally.transients.increment();
                 if (!f.isEmpty()) {

@@ -188,6 +188,43 @@ public final class Jobs {
         return startCheck(keyspace, table, index, options, listener).await();
     }
 
+    /**
+     * Continuous anti-entropy over this process's tables (docs/design.md section 9.3), run while
+     * {@code mayRun} says so, leaving to the maintainers what was written since {@code safeTime}
+     * (ms; {@code Long.MIN_VALUE}: not known yet, anti-entropy waits). Not started.
+     */
+    public AntiEntropy antiEntropy(io.cassandragsi.repair.config.AntiEntropyConfig config, java.util.function.BooleanSupplier mayRun,
+            java.util.function.ToLongFunction<io.cassandragsi.schema.TableDef> safeTime) {
+        return new AntiEntropy(new AntiEntropy.Host() {
+            @Override
+            public List<io.cassandragsi.schema.TableDef> tables() {
+                return catalog.tables().values().stream().map(t -> t.definition).toList();
+            }
+
+            @Override
+            public JobLedger ledger() {
+                return Jobs.this.ledger();
+            }
+
+            @Override
+            public Check<?> check(io.cassandragsi.schema.TableDef def, CheckOptions options) {
+                Catalog.Indexed table = catalog.table(def.keyspace(), def.table());
+                return table == null ? null : Check.of(table.rule, table.scans(read, options.pageSize()), writes(table, options.maxInFlight()), table.plan.indexes(),
+                        options, () -> Tids.ticks(Instant.now()));
+            }
+
+            @Override
+            public boolean mayRun() {
+                return mayRun.getAsBoolean();
+            }
+
+            @Override
+            public long safeTimeMillis(io.cassandragsi.schema.TableDef table) {
+                return safeTime.applyAsLong(table);
+            }
+        }, config);
+    }
+
     /** A job's writes: statements of the table's classes through a share of the process's writer. */
     private JobWrites writes(Catalog.Indexed table, int maxInFlight) {
         return new DriverWrites(table, writer.capped(maxInFlight), write);

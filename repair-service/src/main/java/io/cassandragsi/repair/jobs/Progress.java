@@ -32,12 +32,27 @@ public final class Progress {
         rangesDone.incrementAndGet();
     }
 
+    private volatile Pacer pacer;
+
+    /** From now on, every row and entry counted also waits for its turn ({@link Pacer}): a job that must stay slow. */
+    void pace(Pacer p) {
+        this.pacer = p;
+    }
+
     void rows(long n) {
         rows.add(n);
+        Pacer p = pacer;
+        if (p != null) {
+            p.take(n);
+        }
     }
 
     void entries(long n) {
         entries.add(n);
+        Pacer p = pacer;
+        if (p != null) {
+            p.take(n);
+        }
     }
 
     void writes(long n) {

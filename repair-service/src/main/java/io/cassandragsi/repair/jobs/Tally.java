@@ -31,6 +31,8 @@ final class Tally {
     final LongAdder orphans = new LongAdder();
     final LongAdder approximate = new LongAdder();
     final LongAdder transients = new LongAdder();
+    /** Differences on rows written since the horizon, left to the maintainers (anti-entropy). */
+    final LongAdder leftToMaintainers = new LongAdder();
     final LongAdder fixed = new LongAdder();
     final LongAdder unfixable = new LongAdder();
     final LongAdder tooLarge = new LongAdder();

@@ -36,7 +36,7 @@ class CheckTest {
         return c.run("check-1", SPLITS, new Progress(), ProgressListener.NONE, cancelled);
     }
 
-    private static World rebuilt(String kind) {
+    static World rebuilt(String kind) {
         World w = kind.equals("versioned") ? Histories.versioned() : Histories.unversioned();
         MemoryJobLedger ledger = new MemoryJobLedger();
         Instant now = Instant.now();

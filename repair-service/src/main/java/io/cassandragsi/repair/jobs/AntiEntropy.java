@@ -1,0 +1,254 @@
+package io.cassandragsi.repair.jobs;
+
+import io.cassandragsi.schema.TableDef;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Continuous anti-entropy (docs/design.md section 9.3): an endless, slow {@code check --fix} of
+ * every index, one token range at a time, at a pace of rows and entries per second. Each pass over
+ * a table is a job in the jobs table with its finished ranges, so a restarted service, or the
+ * instance that takes over, resumes it where it stopped. One instance runs it at a time (the one
+ * {@code mayRun} says: the holder of queue shard 0's lease). What was written since the table's
+ * safe time is left to the maintainers ({@link Check#leavingRecent}).
+ */
+public final class AntiEntropy implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(AntiEntropy.class);
+    public static final String KIND = "anti-entropy";
+
+    /** What anti-entropy needs from the process: the tables, how to check one, where passes are recorded. */
+    public interface Host {
+        /** The indexed tables now. */
+        List<TableDef> tables();
+
+        JobLedger ledger();
+
+        /** A check of every index of a table, reading and writing at the service's levels; null when the table is no longer indexed. */
+        Check<?> check(TableDef table, CheckOptions options);
+
+        /** Whether this instance may run anti-entropy now (it holds shard 0's lease). */
+        boolean mayRun();
+
+        /** The moment (ms) before which a table's writes are fully processed, or {@code Long.MIN_VALUE} when not known. */
+        long safeTimeMillis(TableDef table);
+    }
+
+    /** Per table: the pass running, its ranges, and what anti-entropy found and fixed since this process started. */
+    public static final class TableState {
+        volatile String pass;
+        volatile int rangesDone;
+        volatile int rangesTotal;
+        volatile Instant passStarted;
+        volatile Instant lastFullPass;
+        volatile Duration lastPassDuration;
+        final LongAdder rows = new LongAdder();
+        final LongAdder entries = new LongAdder();
+        /** Found missing, stale, orphans; fixed, unfixable; left to the maintainers. */
+        final Map<String, LongAdder> findings = new ConcurrentHashMap<>();
+
+        Map<String, Object> toMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("pass", pass);
+            m.put("ranges_done", rangesDone);
+            m.put("ranges_total", rangesTotal);
+            m.put("pass_started", passStarted == null ? null : passStarted.toString());
+            m.put("rows_checked", rows.sum());
+            m.put("entries_checked", entries.sum());
+            findings.forEach((k, v) -> m.put(k, v.sum()));
+            m.put("last_full_pass", lastFullPass == null ? null : lastFullPass.toString());
+            m.put("last_pass_seconds", lastPassDuration == null ? null : lastPassDuration.toMillis() / 1000.0);
+            return m;
+        }
+    }
+
+    private final Host host;
+    private final double rowsPerSecond;
+    private final int splits;
+    private final Duration startAfter;
+    private final Duration passInterval;
+    private final Pacer pacer;
+    private final Map<String, TableState> tables = new ConcurrentHashMap<>();
+    /** What anti-entropy found and fixed since this process started, by kind ({@link #fixes}): {@code /metrics}. */
+    public final Map<String, LongAdder> findingsTotal = new ConcurrentHashMap<>();
+    public final LongAdder rowsTotal = new LongAdder();
+    private volatile boolean running = true;
+    private volatile String state = "starting";
+    private final Thread thread;
+
+    public AntiEntropy(Host host, io.cassandragsi.repair.config.AntiEntropyConfig config) {
+        this.host = host;
+        this.rowsPerSecond = config.rowsPerSecond();
+        this.splits = config.splits();
+        this.startAfter = config.startAfter();
+        this.passInterval = config.passInterval();
+        this.pacer = new Pacer(rowsPerSecond);
+        this.thread = new Thread(this::loop, "gsi-anti-entropy");
+        this.thread.setDaemon(true);
+    }
+
+    public AntiEntropy start() {
+        thread.start();
+        return this;
+    }
+
+    /** For {@code /admin/status}: what runs, and per table its pass and findings. */
+    public Map<String, Object> status() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("state", state);
+        m.put("rows_per_second", rowsPerSecond);
+        Map<String, Object> t = new TreeMap<>();
+        tables.forEach((name, s) -> t.put(name, s.toMap()));
+        m.put("tables", t);
+        return m;
+    }
+
+    private void loop() {
+        try {
+            state = "waiting " + startAfter.toSeconds() + " s after the start";
+            Thread.sleep(startAfter.toMillis());
+            while (running) {
+                if (!round()) {
+                    Thread.sleep(1_000);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.error("anti-entropy stopped: {}", JobFailure.message(e), e);
+            state = "failed: " + JobFailure.message(e);
+        }
+    }
+
+    /** One round: a pass over every table whose pass is due (in name order); false when none was, or this instance may not run. */
+    boolean round() throws InterruptedException {
+        if (!host.mayRun()) {
+            state = "idle: another instance runs it (the holder of queue shard 0)";
+            return false;
+        }
+        List<TableDef> all = new ArrayList<>(host.tables());
+        all.sort(java.util.Comparator.comparing(TableDef::qualifiedName));
+        boolean any = false;
+        for (TableDef t : all) {
+            if (!running || !host.mayRun()) {
+                break;
+            }
+            TableState s = tables.get(t.qualifiedName());
+            if (s == null || s.passStarted == null || !Instant.now().isBefore(s.passStarted.plus(passInterval))) {
+                any = true;
+                pass(t);
+            }
+        }
+        if (!any) {
+            state = all.isEmpty() ? "idle: no indexed table" : "idle: every table's last pass started less than " + passInterval.toSeconds() + " s ago";
+        }
+        return any;
+    }
+
+    /** Per table, as {@link #status} shows it (tests). */
+    TableState table(String qualifiedName) {
+        return tables.get(qualifiedName);
+    }
+
+    /** One pass over a table (or the rest of an unfinished one), range by range, each recorded as it ends. */
+    private void pass(TableDef def) throws InterruptedException {
+        String name = def.qualifiedName();
+        TableState s = tables.computeIfAbsent(name, k -> new TableState());
+        while (host.safeTimeMillis(def) == Long.MIN_VALUE) {
+            state = "waiting for the safe time of " + name;
+            Thread.sleep(1_000);
+            if (!running) {
+                return;
+            }
+        }
+        JobLedger ledger = host.ledger();
+        JobLedger.Header job = ledger.latestUnfinished(KIND, def.keyspace(), def.table(), JobLedger.ALL_INDEXES).orElse(null);
+        if (job == null) {
+            Instant now = Instant.now();
+            job = new JobLedger.Header(Jobs.newId(KIND), KIND, def.keyspace(), def.table(), JobLedger.ALL_INDEXES, splits, JobState.RUNNING, null,
+                    now, now);
+            ledger.create(job);
+        }
+        Set<TokenRange> done = new HashSet<>();
+        ledger.finished(job.id()).forEach(r -> done.add(r.range()));
+        List<TokenRange> ranges = TokenRanges.split(job.splits());
+        s.pass = job.id();
+        s.rangesTotal = ranges.size();
+        s.rangesDone = done.size();
+        s.passStarted = job.started();
+        Check<?> found = host.check(def, CheckOptions.defaults().withFix(true).withParallelism(1));
+        if (found == null) {
+            return; // its indexes went away since the round began
+        }
+        Check<?> check = found.leavingRecent(() -> host.safeTimeMillis(def));
+        Progress progress = new Progress();
+        progress.pace(pacer);
+        state = "checking " + name;
+        for (TokenRange range : ranges) {
+            if (done.contains(range)) {
+                continue;
+            }
+            if (!running || !host.mayRun()) {
+                return;
+            }
+            pacer.take(1 + check.targets.size()); // each scan of a range costs the nodes something, empty or not
+            long rowsBefore = progress.snapshot().rows();
+            long entriesBefore = progress.snapshot().entries();
+            Map<String, Long> before = fixes(check);
+            if (!check.runRange(range, progress, () -> !running)) {
+                return;
+            }
+            long rows = progress.snapshot().rows() - rowsBefore;
+            s.rows.add(rows);
+            rowsTotal.add(rows);
+            s.entries.add(progress.snapshot().entries() - entriesBefore);
+            fixes(check).forEach((kind, n) -> {
+                long added = n - before.getOrDefault(kind, 0L);
+                if (added > 0) {
+                    s.findings.computeIfAbsent(kind, k -> new LongAdder()).add(added);
+                    findingsTotal.computeIfAbsent(kind, k -> new LongAdder()).add(added);
+                }
+            });
+            ledger.finished(job.id(), new JobLedger.RangeDone(range, rows, 0, Instant.now()));
+            s.rangesDone++;
+        }
+        ledger.state(job.id(), JobState.DONE, null);
+        Instant end = Instant.now();
+        s.lastFullPass = end;
+        s.lastPassDuration = Duration.between(job.started(), end);
+        LOG.info("anti-entropy: pass {} over {} done in {} s: {}", job.id(), name, s.lastPassDuration.toSeconds(), fixes(check));
+    }
+
+    /**
+     * What a check found and did so far, summed over its indexes: entries found missing, stale and
+     * orphaned, fixed, unfixable, and differences left to the maintainers (written since the safe time).
+     */
+    private static Map<String, Long> fixes(Check<?> check) {
+        Function<Function<Tally, LongAdder>, Long> sum = f -> check.tallies.values().stream().mapToLong(t -> f.apply(t).sum()).sum();
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("missing", sum.apply(t -> t.missing));
+        m.put("stale", sum.apply(t -> t.stale));
+        m.put("orphans", sum.apply(t -> t.orphans));
+        m.put("fixed", sum.apply(t -> t.fixed));
+        m.put("unfixable", sum.apply(t -> t.unfixable));
+        m.put("left_to_maintainers", sum.apply(t -> t.leftToMaintainers));
+        return m;
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        thread.interrupt();
+    }
+}
