@@ -69,7 +69,7 @@ class ReadIT {
         System.out.println("ReadIT seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
         GsiConfig defaults = GsiConfig.defaults();
         GsiConfig config = new GsiConfig(defaults.cassandra(), defaults.consistency(), defaults.queue(),
-                new HttpConfig("127.0.0.1", 0, null, false));
+                new HttpConfig("127.0.0.1", 0, null, false), defaults.antiEntropy().withEnabled(false)); // the tests plant drift
         server = new GsiServer(session, config);
         run = new HistoryRun(session, def, seed);
         run.write(30, 900, 3);

@@ -124,7 +124,7 @@ class ServiceProcessIT {
         String printed = new String(status.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         assertThat(status.waitFor()).as(printed).isZero();
         assertThat(printed).startsWith("Repair service (http://127.0.0.1:" + port + ")").contains("Cassandra nodes")
-                .containsPattern("\\n  \\S+:\\d+ +\\S+ +UP\\n").contains("it_kill.revisions/by_length");
+                .containsPattern("\\n  \\S+:\\d+ +\\S+ +UP\\n").contains("it_kill.revisions/by_length").contains("safe time, tables in service mode");
         HttpResponse<String> page = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(page.statusCode()).isEqualTo(200);
@@ -168,6 +168,16 @@ class ServiceProcessIT {
         Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 120_000);
         for (HistoryRun.Drift d : drift.values()) {
             assertThat(d.clean()).as("seed %d: %s", seed, d).isTrue();
+        }
+        // the safe time spans both instances' shards (each learns the other's progress from the checkpoints table)
+        for (int port : new int[] {18093, 18094}) {
+            HttpResponse<String> safe = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                    + "/v1/it_two/revisions//by_length/1?as_of=safe")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(safe.statusCode()).as(safe.body()).isEqualTo(200);
+            java.time.Instant asOf = java.time.Instant.parse(String.valueOf(new com.fasterxml.jackson.databind.ObjectMapper().readValue(safe.body(),
+                    Map.class).get("as_of")));
+            System.out.println("instance on " + port + ": as_of=safe answered as of " + asOf);
+            assertThat(asOf).as("a safe time of both instances' progress, recorded every 2 s").isAfter(java.time.Instant.now().minusSeconds(10));
         }
         // one instance dies: the other takes its shards over
         a.destroyForcibly();

@@ -27,7 +27,7 @@ import org.apache.cassandra.utils.TimeUUID;
  * configured consistency level, and hands everything else to the repair service through the queue.
  *
  * <p>Durable without a write per marker: the marker in the write's batch stays the record, in a
- * queue shard of this maintainer's epoch; every second the maintainer records a heartbeat and
+ * queue shard of this maintainer's epoch; four times a second the maintainer records a heartbeat and
  * "every marker before X is done" ({@link NodeProgressLayout}). The repair service sweeps the
  * shard of an epoch that stopped (kill -9, drain, {@code nodetool reloadtriggers}) from there.
  *
@@ -182,16 +182,26 @@ final class Maintainer implements NodeFeed {
         return first != null && Tids.compare(first, now) < 0 ? first : now;
     }
 
-    /** Every second: the progress record, and whether a reload replaced this maintainer's class loader. */
+    /**
+     * How often the progress record is written: the safe time of tables in node mode trails by about
+     * this plus the service's reading of it (docs/design.md section 7.10).
+     */
+    static final long PROGRESS_EVERY_MS = Long.getLong("gsi.maintainer.progress_ms", 250);
+
+    /** Every {@link #PROGRESS_EVERY_MS}: the progress record, and whether a reload replaced this maintainer's class loader. */
     private void recordProgress() {
         while (state == State.RUNNING) {
             try {
-                Thread.sleep(1000);
+                Thread.sleep(PROGRESS_EVERY_MS);
                 if (TriggerLoader.superseded()) {
                     retire("nodetool reloadtriggers replaced the trigger jar's class loader");
                     return;
                 }
                 UUID before = doneBefore();
+                for (int i = 0; before == null && i < 20; i++) { // an offer in progress: it takes microseconds
+                    Thread.sleep(1);
+                    before = doneBefore();
+                }
                 if (before != null) {
                     progress.write(before, NodeProgressLayout.RUNNING, metrics);
                 }

@@ -48,8 +48,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code gsi bench read}: index read latency, one local node, same data, same run: our eventual
- * and consistent reads through HTTP and through the Java API, next to the same question asked of a
+ * {@code gsi bench read}: index read latency, one local node, same data, same run: our eventual,
+ * consistent and {@code as_of=safe} reads through HTTP and through the Java API, next to the same question asked of a
  * materialized view and of SAI through CQL. Sequential requests (latency, not throughput),
  * interleaved in blocks so that every query type sees the same machine.
  */
@@ -59,7 +59,8 @@ import picocli.CommandLine.Spec;
                 + " a value with few matches and one with many. Writes target/bench/read.json (--nodes 3: three local nodes, RF=3,"
                 + " LOCAL_QUORUM, read-3.json).",
             "Also prints, for reference, our index table read through CQL and the HTTP round trip alone (http-floor),"
-                    + " then the p50 ratios against the targets (eventual vs MV: Java <= 1.1, HTTP <= 1.5; consistent vs SAI: < 1),"
+                    + " then the p50 ratios against the targets (eventual vs MV: Java <= 1.1, HTTP <= 1.5; consistent vs SAI: < 1;"
+                    + " as_of=safe through Java vs MV <= 1.1 and vs SAI < 1),"
                     + " also written to read.json.",
             "Takes about 3 minutes; --quick about 1.5 (with less JIT warm-up: higher figures)."})
 public final class BenchReadCommand implements Callable<Integer> {
@@ -118,7 +119,8 @@ public final class BenchReadCommand implements Callable<Integer> {
                     + " PRIMARY KEY ((length), key, tid)");
             node.session.checkSchemaAgreement();
             GsiConfig d = GsiConfig.defaults();
-            GsiConfig config = new GsiConfig(d.cassandra(), d.consistency(), d.queue(), new HttpConfig("127.0.0.1", 0, null, false));
+            GsiConfig config = new GsiConfig(d.cassandra(), d.consistency(), d.queue(), new HttpConfig("127.0.0.1", 0, null, false),
+                    d.antiEntropy().withEnabled(false)); // measured alone: anti-entropy's background pace is not part of the figure
             try (GsiServer server = new GsiServer(node.session, config)) {
                 load(node, out);
                 BenchNode.awaitDrained(server, java.time.Duration.ofMinutes(2));
@@ -190,6 +192,9 @@ public final class BenchReadCommand implements Callable<Integer> {
                     queries.add(new Query("gsi-java-eventual" + tag, () -> CompletableFuture.completedFuture(reader.read(q))));
                     queries.add(new Query("gsi-java-consistent" + tag,
                             () -> CompletableFuture.completedFuture(reader.read(q.withConsistent(true)))));
+                    queries.add(new Query("gsi-http-safe" + tag, () -> get(url + "&as_of=safe")));
+                    IndexReader.Query safe = q.withAsOf("safe");
+                    queries.add(new Query("gsi-java-safe" + tag, () -> CompletableFuture.completedFuture(reader.read(safe))));
                     int lim = limit;
                     BigInteger value = BigInteger.valueOf(v);
                     queries.add(new Query("mv-cql" + tag, () -> drain(node.session.executeAsync(mv.bind(value, lim)), BenchReadCommand::decodeBaseRow)));

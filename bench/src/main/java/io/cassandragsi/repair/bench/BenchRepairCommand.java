@@ -83,7 +83,8 @@ public final class BenchRepairCommand implements Callable<Integer> {
             node.apply(def("bench_rebuild", false));
             node.ddl("CREATE TABLE IF NOT EXISTS bench_rebuild.plain (key text, tid timeuuid, length varint, value text, PRIMARY KEY ((key), tid))");
             GsiConfig d = GsiConfig.defaults();
-            GsiConfig config = new GsiConfig(d.cassandra(), d.consistency(), d.queue(), new HttpConfig("127.0.0.1", 0, null, false));
+            GsiConfig config = new GsiConfig(d.cassandra(), d.consistency(), d.queue(), new HttpConfig("127.0.0.1", 0, null, false),
+                    d.antiEntropy().withEnabled(false)); // measured alone: anti-entropy's background pace is not part of the figure
             try (GsiServer server = new GsiServer(node.session, config); ClusterProbe probe = ClusterProbe.attach(node.cluster)) {
                 lag(node, server, null, "bench_lag", phase, out, root.putObject("lag"));
                 lag(node, server, probe, "bench_lag_node", phase, out, root.putObject("lag_node_mode"));
@@ -151,6 +152,9 @@ public final class BenchRepairCommand implements Callable<Integer> {
         java.util.concurrent.atomic.AtomicBoolean writing = new java.util.concurrent.atomic.AtomicBoolean(true);
         Thread poller = new Thread(() -> poll(node, deleted, pending, lag, lost, writing), "bench-lag-poller");
         poller.start();
+        Latencies safeLag = new Latencies();
+        Thread safeSampler = new Thread(() -> sampleSafeTime(server, probe != null, safeLag, writing), "bench-safe-time");
+        safeSampler.start();
         end = System.nanoTime() + TimeUnit.SECONDS.toNanos(phase);
         long next = System.nanoTime();
         long i = 0;
@@ -177,6 +181,7 @@ public final class BenchRepairCommand implements Callable<Integer> {
         inFlight.release(128);
         writing.set(false);
         poller.join();
+        safeSampler.join();
         double p50;
         double p99;
         synchronized (lag) {
@@ -186,6 +191,12 @@ public final class BenchRepairCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "repair lag at %.0f writes/s (half the maximum): p50 %.1f ms, p99 %.1f ms over %d samples (%d not seen in 30 s; polled every %d ms)%n",
                 rate, p50, p99, lag.size(), lost.get(), POLL_MILLIS);
         out.flush();
+        double safeP50 = safeLag.percentileMillis(50);
+        double safeP99 = safeLag.percentileMillis(99);
+        out.printf(Locale.ROOT, "safe-time lag (now - safe time, docs/design.md section 7.10) at %.0f writes/s: p50 %.1f ms, p99 %.1f ms over %d"
+                + " samples (every %d ms)%n", rate, safeP50, safeP99, safeLag.size(), SAFE_SAMPLE_MILLIS);
+        out.flush();
+        result.put("safe_time_p50_ms", Math.round(safeP50 * 10) / 10.0).put("safe_time_p99_ms", Math.round(safeP99 * 10) / 10.0);
         result.put("maintainer", probe == null ? "service" : "node").put("max_writes_per_s", Math.round(max)).put("load_writes_per_s", Math.round(rate))
                 .put("p50_ms", Math.round(p50 * 10) / 10.0).put("p99_ms", Math.round(p99 * 10) / 10.0).put("samples", lag.size())
                 .put("not_seen_within_30s", lost.get());
@@ -211,6 +222,27 @@ public final class BenchRepairCommand implements Callable<Integer> {
     private record Sample(BigInteger oldLength, String key, UUID tid, long ackedNanos) {}
 
     /** Polls every pending sample every {@value #POLL_MILLIS} ms until its old entry's _deleted is the sample's tid (or 30 s pass). */
+    static final int SAFE_SAMPLE_MILLIS = 50;
+
+    /** How far the service's safe time is behind now, every {@link #SAFE_SAMPLE_MILLIS} while the load runs (unknown: not counted). */
+    private static void sampleSafeTime(GsiServer server, boolean nodeMode, Latencies lag, java.util.concurrent.atomic.AtomicBoolean writing) {
+        while (writing.get()) {
+            io.cassandragsi.repair.queue.SafeTime.Reading r = server.service().consumer().safeTime();
+            long at = r.of(nodeMode);
+            if (at != io.cassandragsi.repair.queue.SafeTime.UNKNOWN) {
+                synchronized (lag) {
+                    lag.add(TimeUnit.MILLISECONDS.toNanos(r.computedAt() - at));
+                }
+            }
+            try {
+                Thread.sleep(SAFE_SAMPLE_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
     private static void poll(BenchNode node, PreparedStatement deleted, java.util.Queue<Sample> pending, Latencies lag, AtomicLong lost,
             java.util.concurrent.atomic.AtomicBoolean writing) {
         java.util.List<Sample> open = new java.util.ArrayList<>();

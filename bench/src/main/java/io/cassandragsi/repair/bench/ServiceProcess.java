@@ -50,7 +50,9 @@ final class ServiceProcess implements AutoCloseable {
             String contactPoints = nodes.stream().map(n -> "\"" + n.getHostString() + ":" + n.getPort() + "\"")
                     .collect(java.util.stream.Collectors.joining(", "));
             Files.writeString(config, "cassandra:\n  contact_points: [ " + contactPoints + " ]\n"
-                    + "  local_datacenter: " + datacenter + "\nhttp:\n  bind: 127.0.0.1\n  port: " + port + "\n", StandardCharsets.UTF_8);
+                    + "  local_datacenter: " + datacenter + "\nhttp:\n  bind: 127.0.0.1\n  port: " + port + "\n"
+                    // the write benchmarks measure the write path; anti-entropy's background pace would add to some phases only
+                    + "anti_entropy:\n  enabled: false\n", StandardCharsets.UTF_8);
             Path java = Path.of(System.getProperty("java.home"), "bin", "java");
             List<String> command = new java.util.ArrayList<>(List.of(java.toString(), "-Xmx1g"));
             if (recording != null) {

@@ -35,8 +35,13 @@ public final class QueryCommand implements Callable<Integer> {
     @Option(names = "--consistent", description = "Cross-check every candidate with the base table.")
     boolean consistent;
 
-    @Option(names = "--as-of", paramLabel = "T", description = "Query time: ISO-8601 instant or timeuuid (default: now).")
+    @Option(names = "--as-of", paramLabel = "T", description = "Query time: ISO-8601 instant or timeuuid (default: now), or 'safe': the"
+            + " safe time of the running repair service (asked at --url).")
     String asOf;
+
+    @Option(names = "--url", paramLabel = "URL", description = "With --as-of safe: the service's HTTP API (default: http.bind and"
+            + " http.port of the config, http://127.0.0.1:8080 without one).")
+    String url;
 
     @Option(names = "--from", paramLabel = "T", description = "A window read: rows that matched at some moment from T on (ts_ge).")
     String from;
@@ -71,24 +76,45 @@ public final class QueryCommand implements Callable<Integer> {
         GsiConfig config = connection.load();
         PrintWriter out = spec.commandLine().getOut();
         CqlSession session = ConnectionOptions.open(config);
+        ServiceStatus service = new ServiceStatus(config, url);
         try (session; IndexReader reader = new IndexReader(session, new Catalog(session), null, config.consistency().read(), null,
-                IndexReader.CHECK_CONCURRENCY)) {
+                IndexReader.CHECK_CONCURRENCY, def -> safeTime(service, def))) {
             IndexReader.Query q = new IndexReader.Query(target.keyspace(), target.table(), index, values, gt, ge, lt, le,
                     limit, null, consistent, asOf, from, until);
             List<Map<String, Object>> items = new ArrayList<>();
             String next;
+            java.time.Instant answeredAsOf;
             do {
                 IndexReader.Page page = reader.read(q);
+                answeredAsOf = page.asOf();
                 items.addAll(page.items());
                 next = page.next();
                 q = q.withNext(next);
             } while (all && next != null);
             print(out, items);
-            out.println(items.size() + " item(s)" + (next != null ? "; more: add --all" : ""));
+            out.println(items.size() + " item(s)" + (answeredAsOf != null ? ", as of " + answeredAsOf : "") + (next != null ? "; more: add --all" : ""));
             return GsiCommand.OK;
         } catch (ReadException e) {
             throw new CommandFailedException(e.error() + ": " + e.detail());
         }
+    }
+
+    /** The safe time the running service reports for a table of that one's mode (docs/design.md section 7.10). */
+    private static java.time.Instant safeTime(ServiceStatus service, io.cassandragsi.schema.TableDef def) {
+        String mode = def.maintenance() == io.cassandragsi.schema.Maintenance.NODE ? "node" : "service";
+        Map<String, Object> status;
+        try {
+            status = service.read();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommandFailedException("interrupted while asking " + service.base + " for the safe time");
+        }
+        Object at = status.get("safe_time") instanceof Map<?, ?> safe && safe.get(mode) instanceof Map<?, ?> m ? m.get("at") : null;
+        if (at == null) {
+            throw ReadException.unavailable("the service at " + service.base + " does not know the safe time of tables in " + mode
+                    + " mode yet (./gsi status says what holds it)", null);
+        }
+        return java.time.Instant.parse(String.valueOf(at));
     }
 
     static void print(PrintWriter out, List<Map<String, Object>> items) {

@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  *     hostname_validation: true
  *   driver_config: ...       # a driver application.conf for everything else
  * consistency: { read: LOCAL_QUORUM, write: LOCAL_QUORUM, serial: LOCAL_SERIAL }
- * queue: { keyspace: gsi, shards: 8, poll_interval: 100ms }
+ * queue: { keyspace: gsi, shards: 8, poll_interval: 100ms, clock_skew: 100ms }
  * http: { bind: 127.0.0.1, port: 8080, token: ..., allow_unauthenticated_remote: false,
  *         allowed_hosts: [gsi.example.com, "gsi.internal:8080"] }   # Host names besides the bound address
  * </pre>
@@ -129,6 +129,15 @@ public final class ConfigLoader {
             public Consistency consistency;
             public Queue queue;
             public Http http;
+            public AntiEntropy antiEntropy;
+        }
+
+        static final class AntiEntropy {
+            public Boolean enabled;
+            public Integer rowsPerSecond;
+            public String startAfter;
+            public String passInterval;
+            public Integer splits;
         }
 
         static final class Cassandra {
@@ -166,6 +175,7 @@ public final class ConfigLoader {
             public String keyspace;
             public Integer shards;
             public String pollInterval;
+            public String clockSkew;
         }
 
         static final class Http {

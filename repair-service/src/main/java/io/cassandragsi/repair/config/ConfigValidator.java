@@ -101,7 +101,23 @@ final class ConfigValidator {
                 cassandra(raw.cassandra == null ? new Raw.Cassandra() : raw.cassandra),
                 consistency(raw.consistency == null ? new Raw.Consistency() : raw.consistency),
                 queue(raw.queue == null ? new Raw.Queue() : raw.queue),
-                http(raw.http == null ? new Raw.Http() : raw.http));
+                http(raw.http == null ? new Raw.Http() : raw.http),
+                antiEntropy(raw.antiEntropy == null ? new Raw.AntiEntropy() : raw.antiEntropy));
+    }
+
+    private AntiEntropyConfig antiEntropy(Raw.AntiEntropy raw) {
+        AntiEntropyConfig d = AntiEntropyConfig.defaults();
+        int rate = raw.rowsPerSecond == null ? d.rowsPerSecond() : raw.rowsPerSecond;
+        if (rate < 1) {
+            throw error("anti_entropy.rows_per_second", rate + " is not a pace: give at least 1 (or enabled: false)");
+        }
+        int splits = raw.splits == null ? d.splits() : raw.splits;
+        if (splits < 1 || splits > 4096) {
+            throw error("anti_entropy.splits", splits + " is outside 1-4096");
+        }
+        return new AntiEntropyConfig(raw.enabled == null ? d.enabled() : raw.enabled, rate,
+                raw.startAfter == null ? d.startAfter() : duration(raw.startAfter, "anti_entropy.start_after"),
+                raw.passInterval == null ? d.passInterval() : duration(raw.passInterval, "anti_entropy.pass_interval"), splits);
     }
 
     private CassandraConfig cassandra(Raw.Cassandra raw) {
@@ -238,7 +254,8 @@ final class ConfigValidator {
             throw error("queue.shards", shards + " is outside 1-" + QueueConfig.MAX_SHARDS);
         }
         Duration poll = raw.pollInterval == null ? d.pollInterval() : duration(raw.pollInterval, "queue.poll_interval");
-        return new QueueConfig(keyspace, shards, poll);
+        Duration skew = raw.clockSkew == null ? d.clockSkew() : duration(raw.clockSkew, "queue.clock_skew");
+        return new QueueConfig(keyspace, shards, poll, skew);
     }
 
     private HttpConfig http(Raw.Http raw) {

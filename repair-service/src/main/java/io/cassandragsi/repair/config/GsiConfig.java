@@ -7,7 +7,12 @@ import java.util.List;
  * defaults connect to a local node without credentials.
  */
 public record GsiConfig(
-        CassandraConfig cassandra, ConsistencyConfig consistency, QueueConfig queue, HttpConfig http) {
+        CassandraConfig cassandra, ConsistencyConfig consistency, QueueConfig queue, HttpConfig http, AntiEntropyConfig antiEntropy) {
+
+    /** With the default anti-entropy. */
+    public GsiConfig(CassandraConfig cassandra, ConsistencyConfig consistency, QueueConfig queue, HttpConfig http) {
+        this(cassandra, consistency, queue, http, AntiEntropyConfig.defaults());
+    }
 
     public static GsiConfig defaults() {
         return new GsiConfig(
@@ -16,7 +21,12 @@ public record GsiConfig(
 
     /** This config with other contact points (from the command line). */
     public GsiConfig withContactPoints(List<ContactPoint> points) {
-        return new GsiConfig(cassandra.withContactPoints(points), consistency, queue, http);
+        return new GsiConfig(cassandra.withContactPoints(points), consistency, queue, http, antiEntropy);
+    }
+
+    /** This config with another anti-entropy. */
+    public GsiConfig withAntiEntropy(AntiEntropyConfig a) {
+        return new GsiConfig(cassandra, consistency, queue, http, a);
     }
 
     /** The project keyspace: the work queue and other tables of the project live there. */

@@ -47,6 +47,9 @@ final class NodeSweeps {
     private final int serviceShards;
     private final Map<Integer, Sweep> sweeping = new ConcurrentHashMap<>();
     private volatile List<Epoch> lastRead = List.of();
+    /** The last few reads of the progress records, with when each was read (the safe time uses the newest one old enough). */
+    private final java.util.Deque<SafeTime.Snapshot> snapshots = new java.util.concurrent.ConcurrentLinkedDeque<>();
+    private static final int SNAPSHOTS_KEPT = 8;
 
     NodeSweeps(Progress progress, String owner, int serviceShards) {
         this.progress = progress;
@@ -71,21 +74,13 @@ final class NodeSweeps {
     }
 
     /**
-     * One round (with the lease round): reads the progress records and starts a sweep, through
+     * One round (with the lease round): from the progress records last read, starts a sweep, through
      * {@code start}, for every stopped epoch this instance owns that is not swept yet. The caller
      * runs each started worker until {@link #finished} and then calls {@link #close}.
      */
     void round(Set<Integer> ownedServiceShards, long nowMillis, java.util.function.Function<Integer, ShardWorker> newWorker,
             Consumer<ShardWorker> start) {
-        List<Epoch> epochs;
-        try {
-            epochs = progress.all();
-        } catch (RuntimeException e) {
-            LOG.warn("cannot read the in-node maintainers' progress: {}", ShardWorker.rootMessage(e));
-            return;
-        }
-        lastRead = epochs;
-        for (Epoch e : epochs) {
+        for (Epoch e : lastRead) {
             if (!needsSweep(e, nowMillis) || !ownedServiceShards.contains(ownerShard(e.shard())) || sweeping.containsKey(e.shard())) {
                 continue;
             }
@@ -96,6 +91,29 @@ final class NodeSweeps {
             LOG.info("node {} maintainer epoch {} {}; sweeping its markers from {}", e.node(), e.shard(),
                     e.retired() ? "retired" : "is silent since " + e.heartbeat(), Tids.instant(from));
             start.accept(w);
+        }
+    }
+
+    /** How often the progress records are read: for the sweeps, and for the safe time of tables in node mode. */
+    static final Duration READ_EVERY = Duration.ofMillis(250);
+
+    /**
+     * Reads the progress records (every {@link #READ_EVERY}) and keeps them with the moment after
+     * they were read ({@code clock}): a record's hand-offs were visible by then (docs/design.md
+     * section 7.10). A failed read keeps the last records, which then hold the safe time back.
+     */
+    void refresh(java.util.function.LongSupplier clock) {
+        List<Epoch> epochs;
+        try {
+            epochs = progress.all();
+        } catch (RuntimeException e) {
+            LOG.debug("cannot read the in-node maintainers' progress: {}", ShardWorker.rootMessage(e));
+            return;
+        }
+        lastRead = epochs;
+        snapshots.addLast(new SafeTime.Snapshot(clock.getAsLong(), List.copyOf(epochs)));
+        while (snapshots.size() > SNAPSHOTS_KEPT) {
+            snapshots.pollFirst();
         }
     }
 
@@ -123,6 +141,18 @@ final class NodeSweeps {
         }
     }
 
+    /** The progress records of the last few rounds, oldest first, each with the moment (after) it was read. */
+    List<SafeTime.Snapshot> snapshots() {
+        return List.copyOf(snapshots);
+    }
+
+    /** How far each epoch swept here is done ({@link ShardWorker#doneBefore}), by epoch shard. */
+    Map<Integer, Long> sweepProgress() {
+        Map<Integer, Long> out = new java.util.HashMap<>();
+        sweeping.forEach((shard, s) -> out.put(shard, s.worker().doneBefore));
+        return out;
+    }
+
     /** Epochs being swept now. */
     Set<Integer> sweeping() {
         return Set.copyOf(sweeping.keySet());
@@ -144,6 +174,16 @@ final class NodeSweeps {
             @Override
             public void checkpoint(int shard, Instant resumeFrom, String by) {
                 progress.swept(shard, Tids.minAtTicks(Tids.ticks(resumeFrom)), by);
+            }
+
+            @Override
+            public void done(int shard, Instant doneBefore, String by) {
+                // an epoch's sweep runs on the instance that owns it, which reads how far it is done from the worker itself
+            }
+
+            @Override
+            public Map<Integer, Instant> done() {
+                return Map.of();
             }
         };
     }

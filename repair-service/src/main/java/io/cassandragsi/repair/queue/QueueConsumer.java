@@ -49,21 +49,25 @@ public final class QueueConsumer implements AutoCloseable {
     private final Map<Integer, ShardWorker> workers = new ConcurrentHashMap<>();
     private final ExecutorService workerThreads;
     private final ScheduledExecutorService leaseRounds;
+    private final Duration clockSkew;
+    private volatile Map<Integer, Instant> publishedDone = Map.of();
+    private volatile Map<Integer, String> owners = Map.of();
     /** Sweeps of in-node maintainer epochs that stopped (null: not swept, a unit test's consumer). */
     private final NodeSweeps nodeSweeps;
 
     public QueueConsumer(QueueReads queue, Checkpoints checkpoints, Leases leases, Instances instances, NodeProgressTable progress,
-            Repairer repairer, IndexWriter writer, String owner, Duration pollInterval, ConsistencyLevel cl, int repairThreads) {
+            Repairer repairer, IndexWriter writer, String owner, Duration pollInterval, ConsistencyLevel cl, int repairThreads, Duration clockSkew) {
         this(queue, checkpoints, leases, instances, progress == null ? null : NodeSweeps.of(progress, cl), new QueueMetrics(),
                 metrics -> new RepairerGroups(repairer, writer, Executors.newFixedThreadPool(repairThreads, daemon("gsi-repair")), metrics),
-                owner, pollInterval, cl, Clock.systemUTC(), Executors.newCachedThreadPool(daemon("gsi-shard")),
+                owner, pollInterval, cl, clockSkew, Clock.systemUTC(), Executors.newCachedThreadPool(daemon("gsi-shard")),
                 Executors.newSingleThreadScheduledExecutor(daemon("gsi-leases")));
     }
 
     /** With the repairs, the clock and the threads given (tests: a fake, a manual clock, executors that run nothing). */
     QueueConsumer(QueueReads queue, Checkpoints checkpoints, Leases leases, Instances instances, NodeSweeps.Progress progress,
             QueueMetrics metrics, Function<QueueMetrics, GroupRepairs> repairs, String owner, Duration pollInterval, ConsistencyLevel cl,
-            Clock clock, ExecutorService workerThreads, ScheduledExecutorService leaseRounds) {
+            Duration clockSkew, Clock clock, ExecutorService workerThreads, ScheduledExecutorService leaseRounds) {
+        this.clockSkew = clockSkew;
         this.queue = queue;
         this.checkpoints = checkpoints;
         this.leases = leases;
@@ -89,6 +93,11 @@ public final class QueueConsumer implements AutoCloseable {
     }
 
     public void start() {
+        if (nodeSweeps != null) {
+            nodeSweeps.refresh(clock::millis); // before the first lease round looks for epochs to sweep
+            leaseRounds.scheduleWithFixedDelay(() -> nodeSweeps.refresh(clock::millis), NodeSweeps.READ_EVERY.toMillis(),
+                    NodeSweeps.READ_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+        }
         leaseRounds.scheduleWithFixedDelay(this::balance, 0, LEASE_EVERY.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -124,6 +133,62 @@ public final class QueueConsumer implements AutoCloseable {
         return byTable;
     }
 
+    /**
+     * The safe time now (docs/design.md section 7.10): from the shards this instance works, the
+     * progress other instances recorded for theirs, and the in-node maintainers' progress records.
+     */
+    public SafeTime.Reading safeTime() {
+        int shards = queue.settings().shards();
+        Map<Integer, Instant> published = publishedDone;
+        Map<Integer, String> held = owners;
+        List<SafeTime.Source> sources = new java.util.ArrayList<>(shards);
+        for (int shard = 0; shard < shards; shard++) {
+            ShardWorker w = workers.get(shard);
+            if (w != null && w.doneBefore != SafeTime.UNKNOWN) {
+                sources.add(new SafeTime.Source("shard " + shard, w.doneBefore, "worked here"));
+            } else if (w != null) { // taken over a moment ago, not polled yet: its previous owner's last record
+                Instant at = published.get(shard);
+                sources.add(new SafeTime.Source("shard " + shard, at == null ? SafeTime.UNKNOWN : at.toEpochMilli(), "starting here"));
+            } else {
+                Instant at = published.get(shard);
+                String owner = held.get(shard);
+                sources.add(new SafeTime.Source("shard " + shard, at == null ? SafeTime.UNKNOWN : at.toEpochMilli(),
+                        owner == null ? "no owner" : "worked by " + owner));
+            }
+        }
+        return SafeTime.of(sources, nodeSweeps == null ? List.of() : nodeSweeps.snapshots(),
+                nodeSweeps == null ? Map.of() : nodeSweeps.sweepProgress(), clockSkew.toMillis(), clock.millis(), nodeSweeps != null);
+    }
+
+    /** Who holds each shard's lease, as of the last lease round (this instance's own shards included). */
+    public Map<Integer, String> owners() {
+        Map<Integer, String> out = new java.util.TreeMap<>(owners);
+        workers.keySet().forEach(shard -> out.put(shard, owner));
+        return out;
+    }
+
+    /** The shards nobody holds a lease of, as of the last lease round. */
+    public List<Integer> unownedShards() {
+        Map<Integer, String> held = owners();
+        List<Integer> out = new java.util.ArrayList<>();
+        for (int shard = 0; shard < queue.settings().shards(); shard++) {
+            if (!held.containsKey(shard)) {
+                out.add(shard);
+            }
+        }
+        return out;
+    }
+
+    /** What other instances recorded: the progress of their shards, and who holds which lease (not needed while this one works every shard). */
+    private void readOthers(int shards) {
+        if (workers.size() >= shards && workers.values().stream().allMatch(w -> w.doneBefore != SafeTime.UNKNOWN)) {
+            owners = Map.of();
+            return;
+        }
+        publishedDone = checkpoints.done();
+        owners = leases.owners();
+    }
+
     /** One lease round (every {@link #LEASE_EVERY}): heartbeat, renew, release beyond the fair share, take free shards up to it. */
     void balance() {
         try {
@@ -150,6 +215,7 @@ public final class QueueConsumer implements AutoCloseable {
                 }
             }
             sweepNodeEpochs();
+            readOthers(shards);
         } catch (RuntimeException e) {
             LOG.warn("lease round failed: {}", ShardWorker.rootMessage(e));
         }
@@ -172,7 +238,8 @@ public final class QueueConsumer implements AutoCloseable {
         nodeSweeps.round(owned, clock.millis(), shard -> new ShardWorker(shard, queue, nodeSweeps.checkpoints(), repairs, metrics, owner, cl),
                 w -> workerThreads.submit(() -> {
                     run(w, () -> nodeSweeps.finished(w, clock.millis()));
-                    if (w.running) {
+                    // only a sweep that reached its end is recorded as done: one stopped by close() or an interrupt is resumed later
+                    if (w.running && nodeSweeps.finished(w, clock.millis())) {
                         nodeSweeps.close(w);
                     }
                 }));
@@ -244,12 +311,18 @@ public final class QueueConsumer implements AutoCloseable {
     @Override
     public void close() {
         leaseRounds.shutdownNow();
+        if (nodeSweeps != null) {
+            nodeSweeps.sweeping().forEach(nodeSweeps::drop);
+        }
         for (Integer shard : workers.keySet()) {
             ShardWorker w = workers.get(shard);
             if (w != null) {
                 w.running = false;
                 try {
                     w.checkpoint(clock.millis());
+                    if (w.doneBefore != SafeTime.UNKNOWN) {
+                        checkpoints.done(shard, Instant.ofEpochMilli(w.doneBefore), owner);
+                    }
                     leases.release(shard, owner);
                 } catch (RuntimeException e) {
                     LOG.debug("release on close failed", e);
@@ -257,6 +330,11 @@ public final class QueueConsumer implements AutoCloseable {
             }
         }
         workers.clear();
+        try {
+            instances.leave(owner);
+        } catch (RuntimeException e) {
+            LOG.debug("leaving the instances table failed (the row's TTL ends it)", e);
+        }
         workerThreads.shutdownNow();
         repairs.close();
     }

@@ -93,10 +93,28 @@ final class ShardWorker {
     volatile boolean running = true;
     /** Time (ms) of the oldest marker read and not yet finished, or 0. */
     volatile long oldestUnfinished;
+    /**
+     * Time (ms, the markers' clock) before which every marker of this shard that was visible when
+     * the last poll began is finished, or 0 before the first poll: the shard's part of the safe time
+     * (docs/design.md section 7.10). Read by other threads.
+     */
+    volatile long doneBefore;
     /** Groups waiting for a retry by {@code keyspace.table}, as of the end of the last poll: read by other threads (status). */
     volatile Map<String, Integer> pendingByTable = Map.of();
 
-    private record Pending(MarkerGroup group, long nextAttempt, int attempts) {}
+    /**
+     * A group waiting for another attempt; {@code holdsSafeTime}: whether a write of it may have been
+     * acknowledged and not yet seen by an attempt ({@link #holdsSafeTime}).
+     */
+    private record Pending(MarkerGroup group, long nextAttempt, int attempts, boolean holdsSafeTime) {}
+
+    /**
+     * A write is acknowledged, if ever, within this of its marker's id: Cassandra's default timeouts
+     * (write request 2 s, for a logged batch its batchlog write too, for a conditional write the
+     * contention timeout 1 s) with room to spare. A node whose timeouts are raised above it makes
+     * the safe time run ahead of its slowest acknowledgements (docs/design.md section 7.10).
+     */
+    static final Duration ACKNOWLEDGED_WITHIN = Duration.ofSeconds(10);
 
     ShardWorker(int shard, QueueReads queue, Checkpoints checkpoints, GroupRepairs repairs, QueueMetrics metrics, String owner,
             ConsistencyLevel cl) {
@@ -166,14 +184,19 @@ final class ShardWorker {
         }
         retryDue(nowMillis);
         oldestUnfinished = pending.stream().mapToLong(p -> markerMillis(p.group.oldestMarker())).min().orElse(0);
+        long oldestHolding = pending.stream().filter(Pending::holdsSafeTime).mapToLong(p -> markerMillis(p.group.oldestMarker())).min().orElse(0);
         if (!pending.isEmpty() || !pendingByTable.isEmpty()) {
             Map<String, Integer> byTable = new java.util.TreeMap<>();
             pending.forEach(p -> byTable.merge(p.group.keyspace() + "." + p.group.table(), 1, Integer::sum));
             pendingByTable = byTable;
         }
+        // the fast path read every marker visible at nowMillis up to upTo, or up to afterId when it stopped at a backlog
+        long covered = full ? markerMillis(afterId) - 1 : nowMillis - SETTLE.toMillis();
+        doneBefore = oldestHolding > 0 ? Math.min(covered, oldestHolding) : covered;
         pruneSeen(nowMillis);
         if (nowMillis - lastCheckpoint >= CHECKPOINT_EVERY.toMillis()) {
             checkpoint(nowMillis);
+            checkpoints.done(shard, Instant.ofEpochMilli(doneBefore), owner);
             lastCheckpoint = nowMillis;
         }
         return full;
@@ -289,7 +312,7 @@ final class ShardWorker {
         NextStep next = NextStep.after(g, outcome, attempts, age);
         switch (next.kind()) {
             case AGAIN -> {
-                pending.add(new Pending(next.group(), nowMillis + next.delayMillis(), attempts + 1));
+                pending.add(new Pending(next.group(), nowMillis + next.delayMillis(), attempts + 1, holdsSafeTime(g, outcome, nowMillis)));
                 pendingIds.addAll(g.markerIds());
                 return;
             }
@@ -310,6 +333,22 @@ final class ShardWorker {
         for (UUID id : g.markerIds()) {
             seen.put(id, nowMillis);
         }
+    }
+
+    /**
+     * Whether a group waiting for another attempt still holds the safe time back (docs/design.md
+     * section 7.10): yes, unless the attempt just made (it began at or after {@code nowMillis})
+     * completed, knew the table, and began {@link #ACKNOWLEDGED_WITHIN} after the group's newest
+     * marker: every write of the group that was acknowledged at all was acknowledged by then, so
+     * the attempt's reads saw it. (A conditional write is attempted again for 2 minutes, for a
+     * proposal a later Paxos round completes; nobody was told such a write applied.)
+     */
+    static boolean holdsSafeTime(MarkerGroup g, Outcome outcome, long nowMillis) {
+        if (outcome == null || outcome == Outcome.DROPPED) {
+            return true;
+        }
+        long newest = g.markerIds().stream().mapToLong(ShardWorker::markerMillis).max().orElse(Long.MAX_VALUE);
+        return nowMillis < newest + ACKNOWLEDGED_WITHIN.toMillis();
     }
 
     private void retryDue(long nowMillis) {

@@ -61,6 +61,7 @@ public final class IndexReader implements AutoCloseable {
     private final Pager pager;
     /** Catalog reloads, which prepare statements synchronously: never on the caller's (event-loop) thread. */
     private final ExecutorService blocking;
+    private final SafeTimes safeTimes;
     /** Item layouts per index plan; a reloaded catalog brings new plans, and the old ones' entries go with them. */
     private final Map<IndexPlan, ItemLayout> layouts = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
@@ -131,6 +132,22 @@ public final class IndexReader implements AutoCloseable {
      * @param checkConcurrency how many base-table checks one read has in flight at most
      */
     public IndexReader(CqlSession session, Catalog catalog, QueueStore queue, ConsistencyLevel cl, byte[] tokenKey, int checkConcurrency) {
+        this(session, catalog, queue, cl, tokenKey, checkConcurrency, null);
+    }
+
+    /**
+     * The safe time of a table, for reads at {@code as_of=safe} (docs/design.md section 7.10): the
+     * repair service tracks it; a failure is a {@link ReadException} naming why it is not known.
+     */
+    @FunctionalInterface
+    public interface SafeTimes {
+        Instant of(io.cassandragsi.schema.TableDef table);
+    }
+
+    /** @param safeTimes the repair service's safe times (null: {@code as_of=safe} is refused, naming where to read it) */
+    public IndexReader(CqlSession session, Catalog catalog, QueueStore queue, ConsistencyLevel cl, byte[] tokenKey, int checkConcurrency,
+            SafeTimes safeTimes) {
+        this.safeTimes = safeTimes;
         if (checkConcurrency < 1) {
             throw new IllegalArgumentException("checkConcurrency must be at least 1, not " + checkConcurrency);
         }
@@ -217,7 +234,7 @@ public final class IndexReader implements AutoCloseable {
         UUID asOf = request.fixedTime();
         // A read without as_of (or ts_lt) is as of now; its next pages keep the first page's query
         // time, which their token carries, so that all its pages answer as of one moment.
-        UUID readTime = asOf != null ? asOf : request.now();
+        UUID readTime = asOf != null ? asOf : request.safe() ? safeTime(table) : request.now();
         byte[] state = null;
         int skip = 0;
         byte[] lastRow = null;
@@ -245,6 +262,15 @@ public final class IndexReader implements AutoCloseable {
                             fingerprint);
                     return pager.first(read, firstState, firstSkip, firstLastRow);
                 });
+    }
+
+    /** The query time of a read at {@code as_of=safe}: the last tid of the safe time's tick. */
+    private UUID safeTime(Catalog.Indexed table) {
+        if (safeTimes == null) {
+            throw ReadException.badRequest("bad_as_of", "as_of=safe needs the repair service, which tracks how far the index is"
+                    + " done: read through its HTTP API (./gsi serve), or give this reader the service's safe times");
+        }
+        return Tids.maxAtTicks(Tids.ticks(safeTimes.of(table.definition)));
     }
 
     /** See {@link Pager#fetchSize}. */

@@ -20,6 +20,8 @@ import java.util.stream.Collectors;
  */
 final class ReadRequest {
     /** The earliest timeuuid: the start of a window without {@code ts_ge}. */
+    /** The {@code as_of} value that asks for the safe time (docs/design.md section 7.10). */
+    static final String SAFE = "safe";
     static final UUID EARLIEST = Tids.minAtTicks(-io.cassandragsi.index.WriteTimestamps.UUID_EPOCH_OFFSET);
 
     /** A bound on the first range attribute the path leaves free: its CQL operator and value. */
@@ -75,7 +77,12 @@ final class ReadRequest {
         if (limit < 1 || limit > IndexReader.MAX_LIMIT) {
             throw ReadException.badRequest("bad_limit", "limit must be between 1 and " + IndexReader.MAX_LIMIT + ", not " + limit);
         }
-        UUID asOf = query.asOf() == null ? null : queryTime(query.asOf());
+        boolean safe = SAFE.equals(query.asOf());
+        UUID asOf = query.asOf() == null || safe ? null : queryTime(query.asOf());
+        if (safe && query.consistent() && !def.versioned()) {
+            throw ReadException.badRequest("bad_as_of", def.qualifiedName() + " is unversioned: the base keeps no history, so a consistent"
+                    + " read is as of now only; read at as_of=safe without consistent=true (answered from the index)");
+        }
         if (asOf != null && query.consistent() && !def.versioned()) {
             throw ReadException.badRequest("bad_as_of", def.qualifiedName() + " is unversioned: the base keeps no history, so a consistent"
                     + " read is as of now only; leave out as_of, or read without consistent=true (answered from the index's _tid/_deleted)");
@@ -99,6 +106,11 @@ final class ReadRequest {
             }
         }
         return new ReadRequest(query, def, index, List.copyOf(fixed), lower, upper, limit, asOf, from, upTo);
+    }
+
+    /** Whether the query time is the safe time ({@code as_of=safe}): fixed by the first page, like a read as of now. */
+    boolean safe() {
+        return SAFE.equals(query.asOf());
     }
 
     /** Whether this is a window read ({@code ts_ge}, {@code ts_lt}). */
@@ -126,7 +138,8 @@ final class ReadRequest {
         String moment = String.join("\u0000", def.keyspace(), def.table(), index.name(), String.join("\u0001", query.values()),
                 String.valueOf(query.gt()), String.valueOf(query.ge()), String.valueOf(query.lt()), String.valueOf(query.le()),
                 String.valueOf(query.consistent()), at.toString());
-        return window() ? moment + "\u0000window\u0000" + query.tsGe() + "\u0000" + query.tsLt() : moment;
+        String when = safe() ? moment + "\u0000safe" : moment;
+        return window() ? when + "\u0000window\u0000" + query.tsGe() + "\u0000" + query.tsLt() : when;
     }
 
     private static String names(List<Column> columns) {

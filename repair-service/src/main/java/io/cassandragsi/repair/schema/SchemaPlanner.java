@@ -100,6 +100,11 @@ public final class SchemaPlanner {
                                 first));
                     }
                 }
+            } else if (t.name().equals(io.cassandragsi.repair.store.CheckpointsTable.TABLE)
+                    && !existing.get().columns().containsKey(io.cassandragsi.repair.store.CheckpointsTable.DONE_BEFORE)) {
+                statements.add(new Statement("add " + io.cassandragsi.repair.store.CheckpointsTable.DONE_BEFORE + " to "
+                        + existing.get().qualifiedName() + " (how far each shard's work is done: the safe time)",
+                        io.cassandragsi.repair.store.CheckpointsTable.addDoneBefore(projectKeyspace)));
             } else if (t.name().equals(QueueLayout.TABLE)) {
                 if (!queueSettings.toComment().equals(existing.get().comment())) {
                     warnings.add("work queue " + existing.get().qualifiedName() + " exists with settings " + existing.get().comment()

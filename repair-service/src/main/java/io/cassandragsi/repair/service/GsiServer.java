@@ -26,6 +26,8 @@ public final class GsiServer implements AutoCloseable {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
     private final JobRegistry jobs;
+    /** Continuous anti-entropy (docs/design.md section 9.3), or null when the config turns it off. */
+    private final io.cassandragsi.repair.jobs.AntiEntropy antiEntropy;
 
     /**
      * The composition root of the service process: one {@link Catalog} (the live schema) and one
@@ -41,9 +43,20 @@ public final class GsiServer implements AutoCloseable {
         runner.ledger(); // like the service's tables: a missing jobs table stops the start, naming it
         this.jobs = new JobRegistry(runner);
         this.reader = new IndexReader(session, catalog, service.queue(), config.consistency().read(),
-                tokenKey(config.http().token()), IndexReader.CHECK_CONCURRENCY);
+                tokenKey(config.http().token()), IndexReader.CHECK_CONCURRENCY, service::safeTime);
         bindMetrics();
         service.start();
+        this.antiEntropy = config.antiEntropy().enabled()
+                ? runner.antiEntropy(config.antiEntropy(), () -> service.consumer().shards().contains(0), service::horizonMillis).start()
+                : null;
+        if (antiEntropy != null) {
+            counter("gsi_anti_entropy_rows", "base rows anti-entropy checked", antiEntropy.rowsTotal);
+            for (String kind : java.util.List.of("missing", "stale", "orphans", "fixed", "unfixable", "left_to_maintainers")) {
+                FunctionCounter.builder("gsi_anti_entropy_entries", antiEntropy.findingsTotal, m -> m.containsKey(kind) ? m.get(kind).sum() : 0)
+                        .tag("kind", kind).description("index entries anti-entropy found (missing, stale, orphans), fixed, could not fix, or left"
+                                + " to the maintainers (written since the safe time)").register(registry);
+            }
+        }
         this.http = new HttpApi(config.http(), HttpApi.Timeouts.DEFAULTS, reader::readAsync, this::status, this::scrape,
                 new JobsAdmin(jobs));
         counter("gsi_http_rejected", "HTTP requests refused with a 4xx", http.rejected);
@@ -92,14 +105,24 @@ public final class GsiServer implements AutoCloseable {
         counter("gsi_read_repairs", "read repairs queued", reader.readRepairs);
         Gauge.builder("gsi_lag_seconds", service.consumer(), c -> c.lagMillis() / 1000.0)
                 .description("age of the oldest marker read and not finished").register(registry);
+        Gauge.builder("gsi_safe_time_lag_seconds", service.consumer(), c -> lagSeconds(c.safeTime(), false)).tag("maintenance", "service")
+                .description("how far the safe time is behind now (docs/design.md section 7.10); NaN while not known").register(registry);
+        Gauge.builder("gsi_safe_time_lag_seconds", service.consumer(), c -> lagSeconds(c.safeTime(), true)).tag("maintenance", "node")
+                .description("how far the safe time is behind now (docs/design.md section 7.10); NaN while not known").register(registry);
         Gauge.builder("gsi_pending_retries", service.consumer(), c -> c.pending())
                 .description("marker groups waiting for a retry").register(registry);
+    }
+
+    private static double lagSeconds(io.cassandragsi.repair.queue.SafeTime.Reading r, boolean node) {
+        long at = r.of(node);
+        return at == io.cassandragsi.repair.queue.SafeTime.UNKNOWN ? Double.NaN : (r.computedAt() - at) / 1000.0;
     }
 
     /** GET /admin/status: the repair service's status, and the jobs this process runs or ran (docs/design.md section 7.7). */
     private java.util.Map<String, Object> status() {
         java.util.Map<String, Object> s = new java.util.LinkedHashMap<>(service.status());
         s.put("jobs", jobs.list());
+        s.put("anti_entropy", antiEntropy == null ? java.util.Map.of("state", "off (anti_entropy.enabled: false)") : antiEntropy.status());
         return s;
     }
 
@@ -134,6 +157,9 @@ public final class GsiServer implements AutoCloseable {
     @Override
     public void close() {
         http.close();
+        if (antiEntropy != null) {
+            antiEntropy.close();
+        }
         jobs.close();
         service.close();
         reader.close();

@@ -5,6 +5,7 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.queue.QueueConsumer;
 import io.cassandragsi.repair.queue.Repairer;
+import io.cassandragsi.repair.queue.SafeTime;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.IndexWriter;
 import io.cassandragsi.repair.store.QueueStore;
@@ -29,6 +30,9 @@ public final class RepairService implements AutoCloseable {
     private final Repairer repairer;
     private final QueueStore queue;
     private final QueueConsumer consumer;
+    private final ConsistencyLevel readLevel;
+    /** Whether the queue is read at a level that sees every acknowledged write's marker (the safe time's premise). */
+    private final boolean safeReads;
 
     public RepairService(CqlSession session, GsiConfig config) {
         this(session, config, new Catalog(session), new IndexWriter(session::executeAsync, IndexWriter.MAX_IN_FLIGHT));
@@ -47,8 +51,11 @@ public final class RepairService implements AutoCloseable {
         this.queue = new QueueStore(session, keyspace);
         String owner = ownerId();
         Duration poll = config.queue().pollInterval();
+        this.readLevel = read;
+        this.safeReads = java.util.Set.of("QUORUM", "LOCAL_QUORUM", "EACH_QUORUM", "ALL").contains(read.name());
         this.consumer = new QueueConsumer(queue, new CheckpointsTable(session, keyspace), new LeasesTable(session, keyspace),
-                new InstancesTable(session, keyspace), new NodeProgressTable(session, keyspace), repairer, writer, owner, poll, read, 16);
+                new InstancesTable(session, keyspace), new NodeProgressTable(session, keyspace), repairer, writer, owner, poll, read, 16,
+                config.queue().clockSkew());
     }
 
     private static String ownerId() {
@@ -114,11 +121,73 @@ public final class RepairService implements AutoCloseable {
         Map<String, Object> perIndex = new LinkedHashMap<>();
         repairer.counters.perIndex.forEach((name, c) -> perIndex.put(name, Map.of("marked_deleted", c[0].sum(), "upserted", c[1].sum())));
         s.put("indexes", perIndex);
+        s.put("safe_time", safeTimeStatus());
+        s.put("unowned_shards", consumer.unownedShards());
         s.put("nodes", nodes());
         s.put("cassandra", cassandraNodes());
         s.put("tables", catalog.tables().keySet());
         s.put("definition_problems", catalog.problems());
         return s;
+    }
+
+    /**
+     * The safe time of a table (docs/design.md section 7.10) as a read at {@code as_of=safe} uses it;
+     * {@link io.cassandragsi.repair.read.ReadException} (503) when it is not known, naming why.
+     */
+    public java.time.Instant safeTime(io.cassandragsi.schema.TableDef table) {
+        boolean node = table.maintenance() == io.cassandragsi.schema.Maintenance.NODE;
+        if (!safeReads) {
+            throw io.cassandragsi.repair.read.ReadException.unavailable("as_of=safe needs the queue read at QUORUM, LOCAL_QUORUM,"
+                    + " EACH_QUORUM or ALL (consistency.read is " + readLevel + "): a weaker read may miss an acknowledged write's marker", null);
+        }
+        SafeTime.Reading r = consumer.safeTime();
+        long at = r.of(node);
+        if (at == SafeTime.UNKNOWN) {
+            throw io.cassandragsi.repair.read.ReadException.unavailable("the safe time of " + table.qualifiedName()
+                    + " is not known yet: " + r.unknownBecause(node), null);
+        }
+        return java.time.Instant.ofEpochMilli(at);
+    }
+
+    /**
+     * The horizon of anti-entropy for a table (docs/design.md section 9.3): its safe time (ms), or
+     * {@code Long.MIN_VALUE} while not known; without quorum reads of the queue, a minute ago.
+     */
+    public long horizonMillis(io.cassandragsi.schema.TableDef table) {
+        if (!safeReads) {
+            return System.currentTimeMillis() - 60_000;
+        }
+        long at = consumer.safeTime().of(table.maintenance() == io.cassandragsi.schema.Maintenance.NODE);
+        return at == SafeTime.UNKNOWN ? Long.MIN_VALUE : at;
+    }
+
+    /** The safe time for status: of tables in service mode and in node mode, what holds each back, and each index's lag. */
+    private Map<String, Object> safeTimeStatus() {
+        SafeTime.Reading r = consumer.safeTime();
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("service", safeTimeOf(r, false));
+        out.put("node", safeTimeOf(r, true));
+        Map<String, Object> perIndex = new java.util.TreeMap<>();
+        catalog.tables().forEach((name, t) -> {
+            boolean node = t.definition.maintenance() == io.cassandragsi.schema.Maintenance.NODE;
+            long at = r.of(node);
+            t.plan.indexes().forEach(p -> perIndex.put(name + "/" + p.index().name(), at == SafeTime.UNKNOWN ? null : r.computedAt() - at));
+        });
+        out.put("lag_ms_by_index", perIndex);
+        if (!safeReads) {
+            out.put("unavailable", "consistency.read is " + readLevel + ": as_of=safe needs a quorum read of the queue");
+        }
+        return out;
+    }
+
+    private static Map<String, Object> safeTimeOf(SafeTime.Reading r, boolean node) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        long at = r.of(node);
+        m.put("at", at == SafeTime.UNKNOWN ? null : java.time.Instant.ofEpochMilli(at).toString());
+        m.put("lag_ms", at == SafeTime.UNKNOWN ? null : r.computedAt() - at);
+        SafeTime.Source held = r.heldBy(node);
+        m.put("held_by", held == null ? null : held.name() + " (" + held.state() + ")");
+        return m;
     }
 
     /**

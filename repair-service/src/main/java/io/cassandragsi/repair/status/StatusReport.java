@@ -12,8 +12,8 @@ import java.util.TreeMap;
  * epoch, one per index, the jobs of this instance, and what the service is waiting for. Pure: built from the status map as the service makes it or as JSON parsed it, and
  * rendered by {@link StatusText} ({@code ./gsi status}) and {@link StatusHtml} ({@code GET /}).
  */
-public record StatusReport(List<String[]> service, Table cassandra, Table nodes, Table indexes, Table jobs, List<String> waiting,
-        List<String> problems) {
+public record StatusReport(List<String[]> service, Table cassandra, Table nodes, Table indexes, Table antiEntropy, Table jobs,
+        List<String> waiting, List<String> problems) {
 
     /** A table: column names and rows of cells, all text. */
     public record Table(List<String> columns, List<List<String>> rows) {}
@@ -34,7 +34,9 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
                 new Section("Work queue", "this instance", Section.Kind.PAIRS, new Table(List.of(), pairs), "-"),
                 new Section("Cassandra nodes", "as the driver sees them", Section.Kind.TABLE, cassandra, "none known"),
                 new Section("In-node maintainers", null, Section.Kind.TABLE, nodes, "none (no table in node mode, or none has written yet)"),
-                new Section("Indexes", "work of this instance since it started", Section.Kind.TABLE, indexes, "none yet"),
+                new Section("Indexes", "the safe time; work of this instance since it started", Section.Kind.TABLE, indexes, "none yet"),
+                new Section("Anti-entropy", "continuous check --fix, by this instance since it started", Section.Kind.TABLE, antiEntropy,
+                        "none (another instance runs it, it has not started yet, or it is off)"),
                 new Section("Jobs", "rebuild and check started through this instance", Section.Kind.TABLE, jobs, "none"),
                 new Section("Definition problems", null, Section.Kind.WARNINGS, lines(problems), "none"));
     }
@@ -61,6 +63,23 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
         service.add(new String[] {"conditional writes not applied", text(status.get("cas_not_applied"))});
         service.add(new String[] {"markers of unknown tables", text(status.get("unknown_tables"))});
         List<String> waiting = new ArrayList<>();
+        Map<?, ?> safe = map(status.get("safe_time"));
+        for (String mode : List.of("service", "node")) {
+            Map<?, ?> t = map(safe.get(mode));
+            service.add(new String[] {"safe time, tables in " + mode + " mode", t.get("at") == null ? "not known yet (held by " + text(t.get("held_by")) + ")"
+                    : text(t.get("at")) + " (" + millis(t.get("lag_ms")) + " behind; held by " + text(t.get("held_by")) + ")"});
+            if (t.get("lag_ms") != null && number(t.get("lag_ms")) >= BEHIND_AFTER_MS) {
+                waiting.add("the safe time of tables in " + mode + " mode is " + millis(t.get("lag_ms")) + " behind now, held back by "
+                        + text(t.get("held_by")));
+            }
+        }
+        if (safe.get("unavailable") != null) {
+            waiting.add("as_of=safe is unavailable: " + text(safe.get("unavailable")));
+        }
+        Collection<?> unowned = list(status.get("unowned_shards"));
+        if (!unowned.isEmpty()) {
+            waiting.add("queue shard(s) " + text(unowned) + ": no service instance holds the lease (their markers wait, the safe time stops)");
+        }
         long lag = number(status.get("lag_ms"));
         if (lag >= BEHIND_AFTER_MS) {
             waiting.add("the service is " + millis(lag) + " behind the newest markers");
@@ -94,10 +113,28 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
         map(status.get("pending_by_table")).forEach((table, count) -> pending.put(String.valueOf(table), number(count)));
         pending.forEach((table, count) -> waiting.add(table + ": " + count + " group(s) of markers waiting for another attempt"));
         List<List<String>> indexRows = new ArrayList<>();
-        new TreeMap<>(map(status.get("indexes"))).forEach((name, counts) -> {
-            Map<?, ?> c = map(counts);
-            indexRows.add(List.of(String.valueOf(name), text(c.get("upserted")), text(c.get("marked_deleted"))));
+        Map<?, ?> safeLag = map(safe.get("lag_ms_by_index"));
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        map(status.get("indexes")).keySet().forEach(n -> names.add(String.valueOf(n)));
+        safeLag.keySet().forEach(n -> names.add(String.valueOf(n)));
+        for (String name : names) {
+            Map<?, ?> c = map(map(status.get("indexes")).get(name));
+            indexRows.add(List.of(name, safeLag.containsKey(name) ? millis(safeLag.get(name)) : "-", text(c.get("upserted")), text(c.get("marked_deleted"))));
+        }
+        Map<?, ?> entropy = map(status.get("anti_entropy"));
+        List<List<String>> entropyRows = new ArrayList<>();
+        new TreeMap<>(map(entropy.get("tables"))).forEach((table, v) -> {
+            Map<?, ?> t = map(v);
+            entropyRows.add(List.of(String.valueOf(table), text(t.get("ranges_done")) + " / " + text(t.get("ranges_total")), text(t.get("rows_checked")),
+                    text(t.get("missing")) + " / " + text(t.get("stale")) + " / " + text(t.get("orphans")), text(t.get("fixed")),
+                    text(t.get("left_to_maintainers")), text(t.get("last_full_pass"))));
         });
+        if (String.valueOf(entropy.get("state")).startsWith("failed")) {
+            waiting.add("anti-entropy stopped: " + text(entropy.get("state")) + " (restart the service; ./gsi check --fix repairs by hand)");
+        }
+        if (entropy.get("state") != null) {
+            service.add(new String[] {"anti-entropy", text(entropy.get("state"))});
+        }
         List<List<String>> jobRows = new ArrayList<>();
         for (Object o : list(status.get("jobs"))) {
             Map<?, ?> j = (Map<?, ?>) o;
@@ -110,7 +147,9 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
         new TreeMap<>(map(status.get("definition_problems"))).forEach((table, why) -> problems.add(table + ": " + why));
         return new StatusReport(service, new Table(List.of("address", "datacenter", "state"), cassandraRows),
                 new Table(List.of("node", "state", "heartbeat", "lag", "queued", "done", "handed off", "retried", "sweep"), nodeRows),
-                new Table(List.of("index", "entries upserted", "entries marked deleted"), indexRows),
+                new Table(List.of("index", "safe time behind now", "entries upserted", "entries marked deleted"), indexRows),
+                new Table(List.of("table", "pass: ranges", "rows checked", "missing / stale / orphans", "fixed", "left to maintainers",
+                        "last full pass"), entropyRows),
                 new Table(List.of("job", "kind", "index", "state", "ranges", "rows", "error"), jobRows), waiting, problems);
     }
 

@@ -12,4 +12,7 @@ public interface Instances {
 
     /** How many instances are alive (at least 1: the caller). */
     int liveInstances();
+
+    /** Records that {@code owner} stopped, so that the others take their fair share at their next round rather than after the TTL. */
+    void leave(String owner);
 }

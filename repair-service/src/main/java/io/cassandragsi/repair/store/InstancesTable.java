@@ -15,6 +15,7 @@ public final class InstancesTable implements Instances {
     private final CqlSession session;
     private final PreparedStatement heartbeat;
     private final PreparedStatement owners;
+    private final PreparedStatement leave;
 
     public static String createStatement(String keyspace) {
         return "CREATE TABLE IF NOT EXISTS " + Cql.qualified(keyspace, TABLE)
@@ -28,6 +29,7 @@ public final class InstancesTable implements Instances {
         String t = Cql.qualified(keyspace, TABLE);
         this.heartbeat = session.prepare("INSERT INTO " + t + " (owner, started) VALUES (?, ?) USING TTL ?");
         this.owners = session.prepare("SELECT owner FROM " + t);
+        this.leave = session.prepare("DELETE FROM " + t + " WHERE owner = ?");
     }
 
     @Override
@@ -42,5 +44,10 @@ public final class InstancesTable implements Instances {
             n++;
         }
         return Math.max(1, n);
+    }
+
+    @Override
+    public void leave(String owner) {
+        session.execute(leave.bind(owner).setConsistencyLevel(ConsistencyLevel.LOCAL_QUORUM));
     }
 }

@@ -15,4 +15,7 @@ public interface Leases {
 
     /** Gives a lease back, if {@code owner} still holds it. */
     void release(int shard, String owner);
+
+    /** Who holds each shard's lease now, by shard (free shards are left out): status, and the safe time's reasons. */
+    java.util.Map<Integer, String> owners();
 }

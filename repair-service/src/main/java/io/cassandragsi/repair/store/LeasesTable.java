@@ -16,6 +16,7 @@ public final class LeasesTable implements Leases {
     private final PreparedStatement acquire;
     private final PreparedStatement renew;
     private final PreparedStatement release;
+    private final PreparedStatement owners;
 
     public static String createStatement(String keyspace) {
         return "CREATE TABLE IF NOT EXISTS " + Cql.qualified(keyspace, TABLE)
@@ -30,6 +31,7 @@ public final class LeasesTable implements Leases {
         this.acquire = session.prepare("INSERT INTO " + t + " (shard, owner) VALUES (?, ?) IF NOT EXISTS USING TTL ?");
         this.renew = session.prepare("UPDATE " + t + " USING TTL ? SET owner = ? WHERE shard = ? IF owner = ?");
         this.release = session.prepare("DELETE FROM " + t + " WHERE shard = ? IF owner = ?");
+        this.owners = session.prepare("SELECT shard, owner FROM " + t);
     }
 
     @Override
@@ -45,5 +47,17 @@ public final class LeasesTable implements Leases {
     @Override
     public void release(int shard, String owner) {
         session.execute(release.bind(shard, owner));
+    }
+
+    @Override
+    public java.util.Map<Integer, String> owners() {
+        java.util.Map<Integer, String> out = new java.util.HashMap<>();
+        for (com.datastax.oss.driver.api.core.cql.Row r : session.execute(owners.bind()
+                .setConsistencyLevel(com.datastax.oss.driver.api.core.ConsistencyLevel.LOCAL_QUORUM))) {
+            if (!r.isNull(1)) {
+                out.put(r.getInt(0), r.getString(1));
+            }
+        }
+        return out;
     }
 }

@@ -121,6 +121,50 @@ class ShardWorkerTest {
     }
 
     @Test
+    void should_report_done_before_an_unfinished_marker_and_up_to_the_settle_time_once_it_is_done() {
+        ShardWorker w = worker(repairs);
+        assertThat(w.doneBefore).as("no poll yet: unknown").isEqualTo(SafeTime.UNKNOWN);
+        Marker m = add(Duration.ofSeconds(1));
+        repairs.failures.put(m.id(), 1);
+        clock.advance(Duration.ofMillis(1_100));
+        w.step(clock.millis());
+        assertThat(w.doneBefore).as("held at the failed marker").isEqualTo(T0.plusSeconds(1).toEpochMilli());
+        clock.advance(Duration.ofMillis(300));
+        w.step(clock.millis());
+        assertThat(w.doneBefore).as("retried and done: every marker visible up to the settle time").isEqualTo(clock.millis() - 50);
+        clock.advance(Duration.ofMillis(1_900));
+        w.step(clock.millis());
+        assertThat(checkpoints.done()).as("published with the checkpoint").containsEntry(0, Instant.ofEpochMilli(clock.millis() - 50));
+    }
+
+    @Test
+    void should_stop_holding_the_safe_time_once_an_attempt_came_after_any_acknowledgement_of_its_write() {
+        ShardWorker w = worker(repairs);
+        Marker m = add(Duration.ofSeconds(1));
+        repairs.invisible.add(m.id()); // not visible: retried with backoff
+        run(w, Duration.ofSeconds(5), Duration.ofMillis(100));
+        assertThat(w.pendingCount()).isEqualTo(1);
+        assertThat(w.doneBefore).as("an attempt may have come before the write was acknowledged").isEqualTo(T0.plusSeconds(1).toEpochMilli());
+        run(w, Duration.ofSeconds(15), Duration.ofMillis(100));
+        assertThat(w.pendingCount()).as("still retried").isEqualTo(1);
+        assertThat(w.doneBefore).as("an attempt came 10 s after its id: a write acknowledged at all was seen")
+                .isGreaterThan(T0.plusSeconds(14).toEpochMilli());
+    }
+
+    @Test
+    void should_report_done_only_up_to_where_it_read_while_it_has_a_backlog() {
+        ShardWorker w = worker(repairs);
+        for (int i = 0; i < 4 * 5000 + 10; i++) {
+            add(Duration.ofMillis(1_000 + i / 10));
+        }
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(w.step(clock.millis())).as("a backlog").isTrue();
+        assertThat(w.doneBefore).isLessThan(T0.plusMillis(1_000 + 2_001).toEpochMilli()).isGreaterThan(T0.plusMillis(1_000 + 1_990).toEpochMilli());
+        w.step(clock.millis());
+        assertThat(w.doneBefore).isEqualTo(clock.millis() - 50);
+    }
+
+    @Test
     void should_recompute_a_row_once_more_a_second_later_taking_what_it_did_not_see_for_gone() {
         ShardWorker w = worker(repairs);
         Marker m = Markers.recompute(T0.plus(Duration.ofSeconds(1)), "row");

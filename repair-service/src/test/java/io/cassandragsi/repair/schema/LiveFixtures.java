@@ -30,8 +30,10 @@ final class LiveFixtures {
         LiveSchema live = LiveSchema.empty().with(queue);
         for (ProjectTables.Table t : ProjectTables.all(keyspace, QueueLayout.Settings.defaults())) {
             if (!t.name().equals(QueueLayout.TABLE)) {
-                live = live.with(new LiveTable(keyspace, t.name(), List.of(LiveColumn.of("k", "text")), List.of(),
-                        Map.of("k", "text"), "", Map.of()));
+                Map<String, String> cols = t.name().equals(io.cassandragsi.repair.store.CheckpointsTable.TABLE)
+                        ? Map.of("k", "text", io.cassandragsi.repair.store.CheckpointsTable.DONE_BEFORE, "timestamp")
+                        : Map.of("k", "text");
+                live = live.with(new LiveTable(keyspace, t.name(), List.of(LiveColumn.of("k", "text")), List.of(), cols, "", Map.of()));
             }
         }
         return live;

@@ -183,6 +183,17 @@ class SchemaPlannerTest {
     }
 
     @Test
+    void should_add_done_before_to_the_checkpoints_table_of_an_older_release() {
+        LiveSchema live = LiveFixtures.created(revisions()).with(new LiveTable("gsi", CheckpointsTable.TABLE, List.of(LiveColumn.of("shard", "int")),
+                List.of(), Map.of("shard", "int", "resume_from", "timestamp", "updated_by", "text"), "", Map.of()));
+        Plan plan = plan(live, revisions());
+        assertThat(plan.statements()).singleElement().satisfies(s -> {
+            assertThat(s.purpose()).startsWith("add done_before to gsi.checkpoints");
+            assertThat(s.cql()).isEqualTo("ALTER TABLE \"gsi\".\"checkpoints\" ADD done_before timestamp;");
+        });
+    }
+
+    @Test
     void should_use_configured_queue_settings_when_creating_the_queue() {
         QueueLayout.Settings settings = new QueueLayout.Settings(32, 10, 604800);
         Plan plan = SchemaPlanner.plan(List.of(revisions()), LiveSchema.empty(), "gsi_x", REPLICATION, settings);

@@ -25,6 +25,10 @@ class StatusReportTest {
                         "handed_off", 1L, "retried", 0L, "sweep", "due"),
                 Map.of("node", "127.0.0.2:7000", "state", "running", "heartbeat_age_ms", 900L, "lag_ms", 40L, "queued", 5L, "done", 5L,
                         "handed_off", 0L, "retried", 0L, "sweep", "none (running)")));
+        s.put("safe_time", Map.of("service", Map.of("at", "2026-11-26T10:00:00Z", "lag_ms", 350L, "held_by", "shard 2 (worked here)"),
+                "node", Map.of("at", "2026-11-26T09:59:39Z", "lag_ms", 21_350L, "held_by", "maintainer epoch 7 on 127.0.0.1:7000 (silent; sweep due)"),
+                "lag_ms_by_index", Map.of("wiki.revisions/by_length", 350L, "wiki.revisions/by_tid", 350L)));
+        s.put("unowned_shards", List.of(5, 6));
         s.put("definition_problems", Map.of("app.users", "column 'email' is an int in the table, a string in the definition"));
         s.put("jobs", List.of(Map.of("id", "rebuild-7", "kind", "rebuild", "keyspace", "wiki", "table", "revisions", "index", "by_length",
                 "state", "running", "progress", Map.of("ranges_done", 3, "ranges_total", 64, "rows", 1200))));
@@ -34,13 +38,19 @@ class StatusReportTest {
     @Test
     void should_say_what_the_service_waits_for_when_a_node_is_silent_retries_are_pending_and_it_lags() {
         StatusReport r = StatusReport.of(status());
-        assertThat(r.waiting()).containsExactly("the service is 12.4 s behind the newest markers",
+        assertThat(r.waiting()).containsExactly(
+                "the safe time of tables in node mode is 21.4 s behind now, held back by maintainer epoch 7 on 127.0.0.1:7000 (silent; sweep due)",
+                "queue shard(s) 5, 6: no service instance holds the lease (their markers wait, the safe time stops)",
+                "the service is 12.4 s behind the newest markers",
                 "node 127.0.0.1:7000: its maintainer has been silent for 21.0 s (the service sweeps its work)",
                 "node 127.0.0.1:7000: the sweep of its stopped maintainer's work (another instance, or this one soon)",
                 "wiki.revisions: 3 group(s) of markers waiting for another attempt");
         assertThat(r.nodes().rows()).hasSize(2);
         assertThat(r.nodes().rows().get(1)).containsExactly("127.0.0.2:7000", "running", "900 ms ago", "40 ms", "5", "5", "0", "0", "none (running)");
-        assertThat(r.indexes().rows()).containsExactly(List.of("wiki.revisions/by_length", "9", "5"));
+        assertThat(r.indexes().rows()).containsExactly(List.of("wiki.revisions/by_length", "350 ms", "9", "5"),
+                List.of("wiki.revisions/by_tid", "350 ms", "-", "-"));
+        assertThat(r.service()).anySatisfy(kv -> assertThat(kv).containsExactly("safe time, tables in service mode",
+                "2026-11-26T10:00:00Z (350 ms behind; held by shard 2 (worked here))"));
         assertThat(r.jobs().rows()).containsExactly(List.of("rebuild-7", "rebuild", "wiki.revisions by_length", "running", "3 / 64", "1200", "-"));
         assertThat(r.problems()).containsExactly("app.users: column 'email' is an int in the table, a string in the definition");
         assertThat(r.service()).anySatisfy(kv -> assertThat(kv).containsExactly("queue shards read here", "0, 1, 2"));

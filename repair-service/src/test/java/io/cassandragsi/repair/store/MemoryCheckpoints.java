@@ -8,6 +8,7 @@ import java.util.Map;
 /** The in-memory twin of {@link CheckpointsTable}: an {@code UPDATE} of two cells per shard, last write wins. */
 public final class MemoryCheckpoints implements Checkpoints {
     private final MemoryTable table;
+    private final java.util.Set<Integer> touched = new java.util.concurrent.ConcurrentSkipListSet<>();
 
     public MemoryCheckpoints(Clock clock) {
         this.table = new MemoryTable(clock);
@@ -34,5 +35,26 @@ public final class MemoryCheckpoints implements Checkpoints {
     /** Who wrote the checkpoint that won. */
     String updatedBy(int shard) {
         return MemoryTable.text(table.read(shard, "updated_by"));
+    }
+
+    @Override
+    public void done(int shard, Instant doneBefore, String owner) {
+        touched.add(shard);
+        Map<String, byte[]> cells = new LinkedHashMap<>();
+        cells.put("done_before", MemoryTable.timestamp(doneBefore));
+        cells.put("updated_by", MemoryTable.text(owner));
+        table.write(shard, false, cells, 0, table.now());
+    }
+
+    @Override
+    public Map<Integer, Instant> done() {
+        Map<Integer, Instant> out = new java.util.HashMap<>();
+        for (int shard : touched) {
+            Instant at = MemoryTable.timestamp(table.read(shard, "done_before"));
+            if (at != null) {
+                out.put(shard, at);
+            }
+        }
+        return out;
     }
 }

@@ -21,4 +21,9 @@ public final class MemoryInstances implements Instances {
     public int liveInstances() {
         return Math.max(1, table.keys().size());
     }
+
+    @Override
+    public void leave(String owner) {
+        table.deleteRow(owner, table.now());
+    }
 }

@@ -10,6 +10,7 @@ import java.util.Map;
  */
 public final class MemoryLeases implements Leases {
     private final MemoryTable table;
+    private final java.util.Set<Integer> touched = new java.util.concurrent.ConcurrentSkipListSet<>();
 
     public MemoryLeases(Clock clock) {
         this.table = new MemoryTable(clock);
@@ -17,6 +18,7 @@ public final class MemoryLeases implements Leases {
 
     @Override
     public boolean acquire(int shard, String owner, int ttlSeconds) {
+        touched.add(shard);
         return table.lwt(shard, ballot -> {
             if (table.exists(shard)) {
                 return false;
@@ -50,5 +52,17 @@ public final class MemoryLeases implements Leases {
     /** The instance holding the shard's lease, or null. */
     public String owner(int shard) {
         return MemoryTable.text(table.read(shard, "owner"));
+    }
+
+    @Override
+    public java.util.Map<Integer, String> owners() {
+        java.util.Map<Integer, String> out = new java.util.HashMap<>();
+        for (int shard : touched) {
+            String o = owner(shard);
+            if (o != null) {
+                out.put(shard, o);
+            }
+        }
+        return out;
     }
 }

@@ -1,0 +1,357 @@
+package io.cassandragsi.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.oracle.IndexOracle;
+import io.cassandragsi.repair.config.GsiConfig;
+import io.cassandragsi.repair.read.IndexReader;
+import io.cassandragsi.repair.service.RepairService;
+import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.schema.Maintenance;
+import io.cassandragsi.schema.TableDef;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Reads at {@code as_of=safe} (docs/design.md section 7.10) while concurrent writers write at
+ * QUORUM: every answer holds exactly the oracle's rows for the writes acknowledged before the
+ * answer's {@code as_of} (zero tolerance, the seed printed; replay with -Dgsi.seed=N), in service
+ * mode and in node mode; and the safe time never runs ahead of a shard another instance holds
+ * or of an in-node maintainer that stopped.
+ */
+class SafeTimeIT {
+    private static final int KEYS = 100;
+    private static final int LENGTHS = 3;
+
+    /** One write as the client saw it: when it started, when it was acknowledged (null: it failed), and what it did. */
+    private record Op(String key, UUID tid, Integer length, boolean delete, long startMillis, Long ackMillis) {}
+
+    /** One answer: its as_of, the length read, the rows it returned (key to tid), and when the read ended. */
+    private record Answer(Instant asOf, int length, Map<String, UUID> rows, long endMillis) {}
+
+    @Test
+    void should_answer_exactly_for_the_acknowledged_writes_in_service_mode() throws Exception {
+        run(SharedCluster.withMaintenance(SharedCluster.example("revisions", "it_safe_service"), Maintenance.SERVICE));
+    }
+
+    @Test
+    void should_answer_exactly_for_the_acknowledged_writes_in_node_mode() throws Exception {
+        run(SharedCluster.withMaintenance(SharedCluster.example("revisions", "it_safe_node"), Maintenance.NODE));
+    }
+
+    private void run(TableDef def) throws Exception {
+        CqlSession session = SharedCluster.session();
+        SharedCluster.apply(def);
+        long seed = RepairServiceIT.seed();
+        System.out.println("SafeTimeIT " + def.keyspace() + " seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
+        List<Op> ops = Collections.synchronizedList(new ArrayList<>());
+        List<Answer> answers = new ArrayList<>();
+        try (RepairService service = new RepairService(session, GsiConfig.defaults()).start();
+                IndexReader reader = new IndexReader(session, new Catalog(session), null, ConsistencyLevel.LOCAL_QUORUM, null, 32,
+                        service::safeTime)) {
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            List<Future<?>> writers = new ArrayList<>();
+            awaitFresh(service, def);
+            AtomicLong clock = new AtomicLong();
+            for (int w = 0; w < 3; w++) {
+                long threadSeed = seed * 31 + w;
+                writers.add(pool.submit(() -> write(session, def, new Random(threadSeed), 1_000, clock, ops)));
+            }
+            long deadline = System.currentTimeMillis() + 120_000;
+            boolean anyKnown = false;
+            for (int i = 0; writers.stream().anyMatch(f -> !f.isDone()) && System.currentTimeMillis() < deadline; i++) {
+                Answer a = read(reader, def, i % LENGTHS);
+                if (a != null) {
+                    answers.add(a);
+                    anyKnown = true;
+                }
+                Thread.sleep(100);
+            }
+            for (Future<?> f : writers) {
+                f.get();
+            }
+            pool.shutdown();
+            long lastAck = ops.stream().mapToLong(Op::ackMillis).max().orElse(0);
+            for (int length = 0; length < LENGTHS; length++) { // after the writes: the safe time passes the last acknowledgement
+                Answer last = read(reader, def, length);
+                while (last == null || last.asOf().toEpochMilli() <= lastAck) {
+                    assertThat(System.currentTimeMillis()).as("the safe time passes the last write within 30 s").isLessThan(lastAck + 30_000);
+                    Thread.sleep(200);
+                    last = read(reader, def, length);
+                }
+                answers.add(last);
+            }
+            assertThat(anyKnown).as("the safe time became known while the writers wrote").isTrue();
+            System.out.println("status safe_time: " + service.status().get("safe_time"));
+        }
+        judge(def, seed, ops, answers);
+    }
+
+    /** Waits until the service knows a safe time less than 2 s old (it has read every shard since it started). */
+    private static void awaitFresh(RepairService service, TableDef def) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (true) {
+            try {
+                if (service.safeTime(def).isAfter(Instant.now().minusSeconds(2))) {
+                    return;
+                }
+            } catch (io.cassandragsi.repair.read.ReadException e) {
+                // not known yet
+            }
+            assertThat(System.currentTimeMillis()).as("a safe time less than 2 s old within 30 s: %s", service.status().get("safe_time"))
+                    .isLessThan(deadline);
+            Thread.sleep(200);
+        }
+    }
+
+    /**
+     * A shard held by another instance that stopped working it (its lease still alive, its recorded
+     * progress old): the safe time waits at that progress, and moves on once this instance takes the
+     * shard over.
+     */
+    @Test
+    void should_not_run_ahead_of_a_shard_another_instance_holds() throws Exception {
+        CqlSession session = SharedCluster.session();
+        TableDef def = SharedCluster.withMaintenance(SharedCluster.example("revisions", "it_safe_held"), Maintenance.SERVICE);
+        SharedCluster.apply(def);
+        Instant stale = Instant.ofEpochMilli(System.currentTimeMillis() - 20_000);
+        session.execute(SimpleStatement.newInstance("INSERT INTO gsi.leases (shard, owner) VALUES (0, 'ghost') USING TTL 12"));
+        session.execute(SimpleStatement.newInstance("UPDATE gsi.checkpoints SET done_before = ?, updated_by = 'ghost' WHERE shard = 0", stale));
+        long held = System.currentTimeMillis() + 12_000;
+        System.out.println("shard 0 held by a ghost until " + Instant.ofEpochMilli(held));
+        try (RepairService service = new RepairService(session, GsiConfig.defaults()).start()) {
+            long deadline = System.currentTimeMillis() + 20_000; // an instance closed a moment ago counts as live for 10 s
+            while (service.consumer().shards().size() < 7 && System.currentTimeMillis() < deadline) {
+                Thread.sleep(200);
+            }
+            Thread.sleep(2_500); // a step of every shard, and a lease round since
+            assertThat(service.consumer().shards()).as("every shard but the ghost's").hasSize(7).doesNotContain(0);
+            Instant at = service.safeTime(def);
+            Map<?, ?> status = (Map<?, ?>) ((Map<?, ?>) service.status().get("safe_time")).get("service");
+            System.out.println("held by a ghost: " + status);
+            assertThat(at).as("held at the ghost's progress, less the skew").isEqualTo(stale.minusMillis(100));
+            assertThat(String.valueOf(status.get("held_by"))).isEqualTo("shard 0 (worked by ghost)");
+            while (System.currentTimeMillis() < held + 10_000 && !service.safeTime(def).isAfter(Instant.now().minusSeconds(5))) {
+                Thread.sleep(500);
+            }
+            assertThat(service.safeTime(def)).as("once the lease expired and this instance took the shard").isAfter(Instant.now().minusSeconds(5));
+        }
+    }
+
+    /**
+     * An in-node maintainer that stopped (here: a progress record that stops being renewed, with
+     * work unfinished): tables in node mode wait at where it stopped until the service has swept
+     * its work; tables in service mode do not wait for it.
+     */
+    @Test
+    void should_not_run_ahead_of_a_maintainer_that_stopped() throws Exception {
+        CqlSession session = SharedCluster.session();
+        TableDef node = SharedCluster.withMaintenance(SharedCluster.example("revisions", "it_safe_stopped"), Maintenance.NODE);
+        SharedCluster.apply(node);
+        TableDef service = SharedCluster.withMaintenance(SharedCluster.example("revisions", "it_safe_held"), Maintenance.SERVICE);
+        int shard = io.cassandragsi.schema.NodeProgressLayout.FIRST_EPOCH_SHARD + 999_000 + new Random().nextInt(1_000);
+        Instant doneBefore = Instant.now().minusSeconds(3);
+        Instant stopped;
+        try (RepairService repair = new RepairService(session, GsiConfig.defaults()).start()) {
+            long until = System.currentTimeMillis() + 4_000;
+            while (System.currentTimeMillis() < until) { // a maintainer that heartbeats, its oldest write unfinished
+                session.execute(SimpleStatement.newInstance("INSERT INTO gsi.node_progress (shard, node, started, heartbeat, done_before, state,"
+                        + " queued, done, handed_off, retried) VALUES (?, 'stopped-node', ?, ?, ?, 'running', 1, 0, 0, 0)", shard,
+                        doneBefore.minusSeconds(60), Instant.now(), Tids.minAtTicks(Tids.ticks(doneBefore))));
+                Thread.sleep(500);
+            }
+            stopped = Instant.now();
+            Thread.sleep(4_000); // silent, not yet taken for stopped (10 s)
+            assertThat(repair.safeTime(node)).as("node mode waits for the maintainer").isBeforeOrEqualTo(doneBefore.minusMillis(100));
+            assertThat(repair.safeTime(service)).as("service mode does not").isAfter(doneBefore.plusSeconds(3));
+            System.out.println("waiting for a stopped maintainer: " + ((Map<?, ?>) repair.status().get("safe_time")).get("node"));
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (System.currentTimeMillis() < deadline && !repair.safeTime(node).isAfter(stopped)) {
+                Thread.sleep(500);
+            }
+            assertThat(repair.safeTime(node)).as("once its sweep has read its shard, within the sweep").isAfter(stopped);
+        }
+        UUID swept = session.execute(SimpleStatement.newInstance("SELECT swept_to FROM gsi.node_progress WHERE shard = ?", shard)).one().getUuid(0);
+        session.execute(SimpleStatement.newInstance("DELETE FROM gsi.node_progress WHERE shard = ?", shard)); // a maintainer that never was
+        assertThat(swept == null || Tids.instant(swept).isBefore(stopped.plusSeconds(59)))
+                .as("a sweep the service's close interrupted is not recorded as done (swept_to %s)", swept).isTrue();
+    }
+
+    /**
+     * Writes {@code count} operations at QUORUM: new versions (now, or one in 40 up to 2 s old), retries
+     * of the same version and deletes of a version (one in 20 each).
+     */
+    private static Void write(CqlSession session, TableDef def, Random rnd, int count, AtomicLong clock, List<Op> ops) {
+        String t = def.keyspace() + ".revisions";
+        PreparedStatement insert = session.prepare("INSERT INTO " + t + " (key, tid, length, value) VALUES (?, ?, ?, ?)");
+        PreparedStatement delete = session.prepare("DELETE FROM " + t + " WHERE key = ? AND tid = ?");
+        List<Op> mine = new ArrayList<>();
+        Set<UUID> deleted = new HashSet<>();
+        for (int i = 0; i < count; i++) {
+            int kind = rnd.nextInt(40);
+            if (i > 0) {
+                sleep(8); // about 100 writes/s per writer: a history of several seconds, many answers along it
+            }
+            Op op;
+            if (kind <= 1 && !mine.isEmpty()) { // a retry: the same version again
+                Op was = mine.get(rnd.nextInt(mine.size()));
+                if (deleted.contains(was.tid()) || was.delete()) {
+                    continue;
+                }
+                op = new Op(was.key(), was.tid(), was.length(), false, System.currentTimeMillis(), null);
+            } else if (kind <= 3 && !mine.isEmpty()) { // a delete of one of its versions
+                Op was = mine.get(rnd.nextInt(mine.size()));
+                if (was.delete() || !deleted.add(was.tid())) {
+                    continue;
+                }
+                op = new Op(was.key(), was.tid(), null, true, System.currentTimeMillis(), null);
+            } else {
+                long now = Tids.ticks(Instant.now());
+                long tick = kind == 4 ? now - 1 - rnd.nextInt(20_000_000) : clock.updateAndGet(c -> Math.max(c + 1, now));
+                UUID tid = Tids.fromTicks(tick, rnd.nextLong());
+                op = new Op("k" + rnd.nextInt(KEYS), tid, rnd.nextInt(8) == 0 ? null : rnd.nextInt(LENGTHS), false, System.currentTimeMillis(), null);
+            }
+            if (op.delete()) {
+                session.execute(delete.bind(op.key(), op.tid()).setConsistencyLevel(ConsistencyLevel.QUORUM));
+            } else {
+                session.execute(insert.bind(op.key(), op.tid(), op.length() == null ? null : BigInteger.valueOf(op.length()), "v" + i)
+                        .setConsistencyLevel(ConsistencyLevel.QUORUM));
+            }
+            Op done = new Op(op.key(), op.tid(), op.length(), op.delete(), op.startMillis(), System.currentTimeMillis());
+            ops.add(done);
+            if (!op.delete()) {
+                mine.add(done);
+            }
+        }
+        return null;
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** One read at as_of=safe of rows of length {@code length}, every page; null while the safe time is not known yet (503). */
+    private static Answer read(IndexReader reader, TableDef def, int length) {
+        Map<String, UUID> found = new HashMap<>();
+        Instant asOf = null;
+        String next = null;
+        try {
+            do {
+                IndexReader.Page page = reader.read(new IndexReader.Query(def.keyspace(), "revisions", "by_length", List.of(String.valueOf(length)),
+                        null, null, null, null, 10, next, false, "safe"));
+                if (asOf == null) {
+                    asOf = page.asOf();
+                }
+                assertThat(page.asOf()).as("every page answers as of the first page's safe time").isEqualTo(asOf);
+                page.items().forEach(i -> assertThat(found.put((String) i.get("key"), UUID.fromString(String.valueOf(i.get("tid")))))
+                        .as("a row once").isNull());
+                next = page.next();
+            } while (next != null);
+        } catch (io.cassandragsi.repair.read.ReadException e) {
+            if (String.valueOf(e.getMessage()).contains("not known yet")) {
+                return null;
+            }
+            throw e;
+        }
+        return new Answer(asOf, length, found, System.currentTimeMillis());
+    }
+
+    /**
+     * Judges every answer against the oracle of the writes acknowledged before its as_of. A row that
+     * a write not acknowledged by then may change as of then (in flight, or an old version written
+     * later) could be either way: it is left out of that answer's judgement, and counted.
+     */
+    private static void judge(TableDef def, long seed, List<Op> ops, List<Answer> answers) {
+        long checked = 0;
+        long skipped = 0;
+        long lagSum = 0;
+        List<String> wrong = new ArrayList<>();
+        for (Answer a : answers) {
+            long s = a.asOf().toEpochMilli();
+            UUID q = Tids.maxAtTicks(Tids.ticks(a.asOf()));
+            IndexOracle oracle = new IndexOracle(def);
+            Set<String> uncertain = new HashSet<>();
+            List<Op> deletes = new ArrayList<>();
+            for (Op op : ops) {
+                boolean acknowledged = op.ackMillis() != null && op.ackMillis() < s;
+                if (acknowledged) {
+                    if (op.delete()) {
+                        deletes.add(op);
+                    } else {
+                        oracle.write(text(op.key()), Tids.bytes(op.tid()),
+                                op.length() == null ? null : ByteBuffer.wrap(BigInteger.valueOf(op.length()).toByteArray()), text("v"));
+                    }
+                } else if (op.startMillis() <= a.endMillis() && Tids.compare(op.tid(), q) <= 0) {
+                    uncertain.add(op.key());
+                }
+            }
+            deletes.forEach(d -> oracle.delete(List.of(text(d.key())), d.tid()));
+            Map<String, UUID> expected = new HashMap<>();
+            oracle.matchesAt("by_length", q).forEach((entryKey, tid) -> {
+                if (new BigInteger(bytes(entryKey.get(0))).intValue() == a.length()) {
+                    expected.put(StandardCharsets.UTF_8.decode(entryKey.get(1).duplicate()).toString(), tid);
+                }
+            });
+            for (String key : union(expected.keySet(), a.rows().keySet())) {
+                if (uncertain.contains(key)) {
+                    skipped++;
+                    continue;
+                }
+                checked++;
+                UUID want = expected.get(key);
+                UUID got = a.rows().get(key);
+                if (want == null || !want.equals(got)) {
+                    wrong.add("as of " + a.asOf() + " length " + a.length() + " row " + key + ": expected " + want + ", answered " + got);
+                }
+            }
+            lagSum += a.endMillis() - s;
+        }
+        System.out.printf("SafeTimeIT %s seed %d: %d answers, %d rows judged, %d left out (a write in flight), mean lag at answer %d ms,"
+                + " %d wrong%n", def.keyspace(), seed, answers.size(), checked, skipped, answers.isEmpty() ? 0 : lagSum / answers.size(), wrong.size());
+        System.out.println("(lag at answer: from the answer's as_of to the end of its read, every page and base check included)");
+        assertThat(wrong).as("seed %d: rows an as_of=safe answer got wrong", seed).isEmpty();
+        assertThat(checked).as("rows judged").isGreaterThan(50);
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> out = new HashSet<>(a);
+        out.addAll(b);
+        return out;
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.duplicate().get(out);
+        return out;
+    }
+
+    private static ByteBuffer text(String s) {
+        return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
+    }
+}
