@@ -39,7 +39,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * Three real nodes, keyspaces at RF=3, every write and read at LOCAL_QUORUM, with a table in node
  * mode and one in service mode side by side (docs/design.md section 7), the repair service running:
  * concurrent writers of the same rows through every coordinator; a node killed with kill -9 under
- * load and restarted 15 s later; {@code nodetool reloadtriggers} on two nodes under load. The
+ * load and restarted 15 s later; {@code nodetool reloadtriggers} on two nodes under load; a node
+ * killed while {@code check --fix} and {@code rebuild} run. The
  * nodes' maintainers take at most 500 writes at once, so their queues overflow under this load and
  * refused writes go to the repair service. After each: drain, every entry equal to the oracle of
  * what the base holds (read at ALL), and {@code check} finds no drift. Seeds printed; replay with
@@ -180,5 +181,33 @@ class ThreeNodesIT {
             }
         });
         assertConverged("triggers reloaded", seed, runs);
+    }
+
+    /**
+     * A node killed while {@code check --fix} and {@code rebuild} run: at RF=3 with one node down,
+     * LOCAL_QUORUM still holds, so both carry on and finish (a range whose requests were in flight to
+     * the dead node is tried again once the driver has marked it down).
+     */
+    @Test
+    @Order(4)
+    void should_finish_check_and_rebuild_when_a_node_is_killed_while_they_run() throws Exception {
+        Jobs jobs = new Jobs(session, GsiConfig.defaults());
+        String ks = definition(Maintenance.SERVICE).keyspace();
+        long t0 = System.currentTimeMillis();
+        io.cassandragsi.repair.jobs.JobHandle<CheckResult> check = jobs.startCheck(ks, "revisions", null,
+                io.cassandragsi.repair.jobs.CheckOptions.defaults().withFix(true).withParallelism(1), null);
+        Thread.sleep(300);
+        cluster.kill(1);
+        System.out.println("killed node 1 (kill -9) " + (System.currentTimeMillis() - t0) + " ms into check --fix");
+        CheckResult checked = check.await();
+        System.out.printf("check --fix with node 1 killed: %s in %.1f s%n", checked.state(), (System.currentTimeMillis() - t0) / 1000.0);
+        long t1 = System.currentTimeMillis();
+        io.cassandragsi.repair.jobs.RebuildResult rebuilt = jobs.rebuild(ks, "revisions", null, io.cassandragsi.repair.jobs.RebuildOptions.defaults(),
+                null);
+        System.out.printf("rebuild with node 1 down: %s in %.1f s%n", rebuilt.state(), (System.currentTimeMillis() - t1) / 1000.0);
+        cluster.start(1);
+        assertThat(checked.state()).as("check --fix: %s", checked.summary()).isEqualTo(io.cassandragsi.repair.jobs.JobState.DONE);
+        assertThat(checked.drift()).as(checked.summary()).isFalse();
+        assertThat(rebuilt.state()).isEqualTo(io.cassandragsi.repair.jobs.JobState.DONE);
     }
 }

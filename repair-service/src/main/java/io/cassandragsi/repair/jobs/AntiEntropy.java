@@ -83,6 +83,10 @@ public final class AntiEntropy implements AutoCloseable {
     /** What anti-entropy found and fixed since this process started, by kind ({@link #fixes}): {@code /metrics}. */
     public final Map<String, LongAdder> findingsTotal = new ConcurrentHashMap<>();
     public final LongAdder rowsTotal = new LongAdder();
+    /** How long anti-entropy waits after a pass failed before it tries again. */
+    static final Duration PAUSE_AFTER_FAILURE = Duration.ofSeconds(10);
+    /** Passes that failed (and were resumed later): {@code /admin/status}. */
+    private final LongAdder failures = new LongAdder();
     private volatile boolean running = true;
     private volatile String state = "starting";
     private final Thread thread;
@@ -108,6 +112,7 @@ public final class AntiEntropy implements AutoCloseable {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("state", state);
         m.put("rows_per_second", rowsPerSecond);
+        m.put("failures", failures.sum());
         Map<String, Object> t = new TreeMap<>();
         tables.forEach((name, s) -> t.put(name, s.toMap()));
         m.put("tables", t);
@@ -119,15 +124,20 @@ public final class AntiEntropy implements AutoCloseable {
             state = "waiting " + startAfter.toSeconds() + " s after the start";
             Thread.sleep(startAfter.toMillis());
             while (running) {
-                if (!round()) {
-                    Thread.sleep(1_000);
+                try {
+                    if (!round()) {
+                        Thread.sleep(1_000);
+                    }
+                } catch (RuntimeException e) { // Cassandra down for longer than a range's retries, a table dropped meanwhile, ...
+                    LOG.warn("anti-entropy: {}; trying again in {} s (the pass resumes at its first unfinished range)", JobFailure.message(e),
+                            PAUSE_AFTER_FAILURE.toSeconds());
+                    state = "paused after a failure: " + JobFailure.message(e);
+                    failures.increment();
+                    Thread.sleep(PAUSE_AFTER_FAILURE.toMillis());
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            LOG.error("anti-entropy stopped: {}", JobFailure.message(e), e);
-            state = "failed: " + JobFailure.message(e);
         }
     }
 
@@ -206,7 +216,7 @@ public final class AntiEntropy implements AutoCloseable {
             long rowsBefore = progress.snapshot().rows();
             long entriesBefore = progress.snapshot().entries();
             Map<String, Long> before = fixes(check);
-            if (!check.runRange(range, progress, () -> !running)) {
+            if (!RangeRunner.runRetrying((r, stop) -> check.runRange(r, progress, stop), range, () -> !running)) {
                 return;
             }
             long rows = progress.snapshot().rows() - rowsBefore;

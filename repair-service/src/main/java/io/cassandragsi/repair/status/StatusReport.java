@@ -129,8 +129,8 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
                     text(t.get("missing")) + " / " + text(t.get("stale")) + " / " + text(t.get("orphans")), text(t.get("fixed")),
                     text(t.get("left_to_maintainers")), text(t.get("last_full_pass"))));
         });
-        if (String.valueOf(entropy.get("state")).startsWith("failed")) {
-            waiting.add("anti-entropy stopped: " + text(entropy.get("state")) + " (restart the service; ./gsi check --fix repairs by hand)");
+        if (String.valueOf(entropy.get("state")).startsWith("paused")) {
+            waiting.add("anti-entropy " + text(entropy.get("state")) + " (it tries again every 10 s)");
         }
         if (entropy.get("state") != null) {
             service.add(new String[] {"anti-entropy", text(entropy.get("state"))});
