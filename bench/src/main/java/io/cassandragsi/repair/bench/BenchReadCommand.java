@@ -85,6 +85,10 @@ public final class BenchReadCommand implements Callable<Integer> {
                     + " results in target/bench/read-3.json (default: ${DEFAULT-VALUE}).")
     int nodes;
 
+    @Option(names = "--in-flight", paramLabel = "N", defaultValue = "0",
+            description = "Also measure reads/s at saturation: N requests in flight per query (e.g. 32; 0: only the sequential latency).")
+    int inFlight;
+
     @picocli.CommandLine.Mixin
     NodeOptions nodeOptions;
 
@@ -121,16 +125,25 @@ public final class BenchReadCommand implements Callable<Integer> {
             GsiConfig d = GsiConfig.defaults();
             GsiConfig config = new GsiConfig(d.cassandra(), d.consistency(), d.queue(), new HttpConfig("127.0.0.1", 0, null, false),
                     d.antiEntropy().withEnabled(false)); // measured alone: anti-entropy's background pace is not part of the figure
-            try (GsiServer server = new GsiServer(node.session, config)) {
+            try (GsiServer server = new GsiServer(node.session, config); HttpFloor floor = new HttpFloor()) {
                 load(node, out);
                 BenchNode.awaitDrained(server, java.time.Duration.ofMinutes(2));
                 settle(node, out);
-                List<Map<String, Object>> measured = measure(node, server, n, out);
+                List<Query> queries = queries(node, server, floor);
+                List<Map<String, Object>> measured = run(queries, n, out);
                 Map<String, Double> p50 = new LinkedHashMap<>();
                 measured.forEach(r -> p50.put((String) r.get("name"), (Double) r.get("p50_ms")));
                 List<Map<String, Object>> ratios = ReadRatios.of(p50);
                 ReadRatios.print(ratios, out);
-                write(home.resolve(results), measured, ratios, n, nodes);
+                List<Saturation.Result> saturated = List.of();
+                List<Map<String, Object>> saturatedRatios = List.of();
+                if (inFlight > 0) {
+                    saturated = Saturation.measure(queries.stream().filter(q -> !q.name().startsWith("http-floor")).toList(), inFlight,
+                            java.time.Duration.ofSeconds(quick ? 2 : 5), out);
+                    saturatedRatios = Saturation.ratios(saturated);
+                    out.println("reads/s at saturation over the view's (target: http-eventual at least 0.8): " + saturatedRatios);
+                }
+                write(home.resolve(results), measured, ratios, n, nodes, saturated, saturatedRatios, inFlight);
                 out.println("wrote " + results);
             }
         }
@@ -171,7 +184,8 @@ public final class BenchReadCommand implements Callable<Integer> {
         }
     }
 
-    private List<Map<String, Object>> measure(BenchNode node, GsiServer server, int n, PrintWriter out) throws Exception {
+    /** Every query of the benchmark (or those {@code --only} names), each ready to run one request. */
+    private List<Query> queries(BenchNode node, GsiServer server, HttpFloor floor) throws Exception {
         String base = "http://127.0.0.1:" + server.httpPort() + "/v1/bench_read/revisions//by_length/";
         PreparedStatement mv = node.session.prepare("SELECT key, tid, length, value FROM bench_read.mv_by_length WHERE length = ? LIMIT ?");
         PreparedStatement sai = node.session.prepare("SELECT key, tid, length, value FROM bench_read.revisions WHERE length = ? LIMIT ?");
@@ -179,8 +193,8 @@ public final class BenchReadCommand implements Callable<Integer> {
         // our index table read by hand: what the node costs for our table, next to the MV's
         PreparedStatement indexTable = node.session.prepare("SELECT length, key, value, \"_tid\", \"_deleted\""
                 + " FROM bench_read.idx_revisions_by_length_ever WHERE length = ? LIMIT ?");
-        Map<String, byte[]> floorBodies = new java.util.concurrent.ConcurrentHashMap<>();
-        try (HttpFloor floor = new HttpFloor(floorBodies)) {
+        Map<String, byte[]> floorBodies = floor.bodies;
+        {
             List<Query> queries = new ArrayList<>();
             for (int limit : new int[] {10, 100}) {
                 for (long v : new long[] {HOT, RARE}) {
@@ -210,7 +224,7 @@ public final class BenchReadCommand implements Callable<Integer> {
             if (only != null) {
                 queries.removeIf(q -> only.stream().noneMatch(o -> q.name().contains(o)));
             }
-            return run(queries, n, out);
+            return queries;
         }
     }
 
@@ -223,7 +237,10 @@ public final class BenchReadCommand implements Callable<Integer> {
         private final Undertow server;
         private final int port;
 
-        HttpFloor(Map<String, byte[]> bodies) {
+        /** The body to answer per path: what our server answered to the same read. */
+        final Map<String, byte[]> bodies = new java.util.concurrent.ConcurrentHashMap<>();
+
+        HttpFloor() {
             server = Undertow.builder().addHttpListener(0, "127.0.0.1").setHandler(exchange -> {
                 byte[] body = bodies.get(exchange.getRequestPath());
                 exchange.setStatusCode(body == null ? 404 : 200);
@@ -338,8 +355,8 @@ public final class BenchReadCommand implements Callable<Integer> {
         return row.getBigInteger(0) != null && row.getString(1) != null && row.getString(2) != null && row.getUuid(3) != null;
     }
 
-    private static void write(Path file, List<Map<String, Object>> results, List<Map<String, Object>> ratios, int n, int nodes)
-            throws Exception {
+    private static void write(Path file, List<Map<String, Object>> results, List<Map<String, Object>> ratios, int n, int nodes,
+            List<Saturation.Result> saturated, List<Map<String, Object>> saturatedRatios, int inFlight) throws Exception {
         ObjectMapper json = new ObjectMapper();
         ObjectNode root = json.createObjectNode();
         ArrayNode arr = root.putArray("queries");
@@ -350,7 +367,12 @@ public final class BenchReadCommand implements Callable<Integer> {
         for (Map<String, Object> r : ratios) {
             ratioArray.add(json.valueToTree(r));
         }
+        ArrayNode sat = root.putArray("saturation");
+        saturated.forEach(r -> sat.add(json.valueToTree(r.toMap())));
+        ArrayNode satRatios = root.putArray("saturation_ratios");
+        saturatedRatios.forEach(r -> satRatios.add(json.valueToTree(r)));
         ObjectNode cfg = root.putObject("config");
+        cfg.put("in_flight", inFlight);
         cfg.put("keys", KEYS).put("many_matches", HOT_MATCHES).put("few_matches", RARE_MATCHES).put("requests_per_query", n)
                 .put("value_bytes", 200).put("nodes", nodes).put("consistency", "LOCAL_QUORUM for every read, RF=" + nodes);
         Files.createDirectories(file.getParent());
