@@ -336,7 +336,7 @@ class SafeTimeIT {
                 + " %d wrong%n", def.keyspace(), seed, answers.size(), checked, skipped, answers.isEmpty() ? 0 : lagSum / answers.size(), wrong.size());
         System.out.println("(lag at answer: from the answer's as_of to the end of its read, every page and base check included)");
         assertThat(wrong).as("seed %d: rows an as_of=safe answer got wrong", seed).isEmpty();
-        assertThat(checked).as("rows judged").isGreaterThan(50);
+        assertThat(checked).as("rows judged (most are left out while writes go on: about 90 a run here)").isGreaterThan(20);
     }
 
     private static Set<String> union(Set<String> a, Set<String> b) {

@@ -177,7 +177,8 @@ class ServiceProcessIT {
             java.time.Instant asOf = java.time.Instant.parse(String.valueOf(new com.fasterxml.jackson.databind.ObjectMapper().readValue(safe.body(),
                     Map.class).get("as_of")));
             System.out.println("instance on " + port + ": as_of=safe answered as of " + asOf);
-            assertThat(asOf).as("a safe time of both instances' progress, recorded every 2 s").isAfter(java.time.Instant.now().minusSeconds(10));
+            // both instances' progress, recorded every 2 s; the history's conditional writes hold it up to 10 s after their markers
+            assertThat(asOf).as("a safe time of both instances' progress").isAfter(java.time.Instant.now().minusSeconds(30));
         }
         // one instance dies: the other takes its shards over
         a.destroyForcibly();

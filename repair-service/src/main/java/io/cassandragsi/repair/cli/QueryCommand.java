@@ -111,8 +111,8 @@ public final class QueryCommand implements Callable<Integer> {
         }
         Object at = status.get("safe_time") instanceof Map<?, ?> safe && safe.get(mode) instanceof Map<?, ?> m ? m.get("at") : null;
         if (at == null) {
-            throw ReadException.unavailable("the service at " + service.base + " does not know the safe time of tables in " + mode
-                    + " mode yet (./gsi status says what holds it)", null);
+            throw ReadException.safeTimeUnknown("the service at " + service.base + " does not know the safe time of tables in " + mode
+                    + " mode yet (./gsi status says what holds it)");
         }
         return java.time.Instant.parse(String.valueOf(at));
     }

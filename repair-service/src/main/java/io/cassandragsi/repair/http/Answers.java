@@ -1,5 +1,7 @@
 package io.cassandragsi.repair.http;
 
+import io.cassandragsi.repair.read.ReadException;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
@@ -75,7 +77,8 @@ final class Answers {
             ErrorMapper.Answer hidden = failure.getCause() == null ? null : ErrorMapper.map(failure.getCause());
             log.warn(line, status, error, hidden != null && hidden.known() && hidden.status() < 500 ? hidden.detail() : detail);
         } else if (a.known()) {
-            detail = status == 503 ? "Cassandra is unavailable or did not answer in time; try again later (the service log has more)"
+            detail = ReadException.SAFE_TIME_UNKNOWN.equals(error) ? a.detail() // the service's own state, no word of Cassandra's
+                    : status == 503 ? "Cassandra is unavailable or did not answer in time; try again later (the service log has more)"
                     : "the service could not answer; the service log has more";
             failed.increment();
             log.error(line, status, error, a.detail(), null);

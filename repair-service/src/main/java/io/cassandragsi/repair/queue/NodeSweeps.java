@@ -47,9 +47,13 @@ final class NodeSweeps {
     private final int serviceShards;
     private final Map<Integer, Sweep> sweeping = new ConcurrentHashMap<>();
     private volatile List<Epoch> lastRead = List.of();
-    /** The last few reads of the progress records, with when each was read (the safe time uses the newest one old enough). */
+    /**
+     * The reads of the progress records, with when each was read, oldest first: the safe time uses
+     * the newest one read at or before the service shards' safe time ({@link #prune} drops those
+     * before it), at most {@link #SNAPSHOTS_KEPT} (10 minutes of reads).
+     */
     private final java.util.Deque<SafeTime.Snapshot> snapshots = new java.util.concurrent.ConcurrentLinkedDeque<>();
-    private static final int SNAPSHOTS_KEPT = 8;
+    private static final int SNAPSHOTS_KEPT = 2_400;
 
     NodeSweeps(Progress progress, String owner, int serviceShards) {
         this.progress = progress;
@@ -144,6 +148,21 @@ final class NodeSweeps {
     /** The progress records of the last few rounds, oldest first, each with the moment (after) it was read. */
     List<SafeTime.Snapshot> snapshots() {
         return List.copyOf(snapshots);
+    }
+
+    /** Drops the reads older than the newest one read at or before {@code serviceSafeMillis}: the safe time will not need them. */
+    void prune(long serviceSafeMillis) {
+        while (true) {
+            java.util.Iterator<SafeTime.Snapshot> it = snapshots.iterator();
+            if (!it.hasNext()) {
+                return;
+            }
+            it.next();
+            if (!it.hasNext() || it.next().readAt() > serviceSafeMillis) {
+                return;
+            }
+            snapshots.pollFirst();
+        }
     }
 
     /** How far each epoch swept here is done ({@link ShardWorker#doneBefore}), by epoch shard. */

@@ -156,8 +156,13 @@ public final class QueueConsumer implements AutoCloseable {
                         owner == null ? "no owner" : "worked by " + owner));
             }
         }
-        return SafeTime.of(sources, nodeSweeps == null ? List.of() : nodeSweeps.snapshots(),
+        SafeTime.Reading r = SafeTime.of(sources, nodeSweeps == null ? List.of() : nodeSweeps.snapshots(),
                 nodeSweeps == null ? Map.of() : nodeSweeps.sweepProgress(), clockSkew.toMillis(), clock.millis(), nodeSweeps != null);
+        if (nodeSweeps != null && r.service() != SafeTime.UNKNOWN) {
+            // the records before the one the safe time uses, with 10 s to spare: a shard taken over may report older progress
+            nodeSweeps.prune(r.service() - 10_000);
+        }
+        return r;
     }
 
     /** Who holds each shard's lease, as of the last lease round (this instance's own shards included). */

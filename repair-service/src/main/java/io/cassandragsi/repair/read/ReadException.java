@@ -37,6 +37,14 @@ public class ReadException extends RuntimeException {
         return new ReadException(Kind.NOT_FOUND, "not_found", detail, null);
     }
 
+    /** The error code of a read at {@code as_of=safe} while the safe time is not known (503, its detail shown). */
+    public static final String SAFE_TIME_UNKNOWN = "safe_time_unknown";
+
+    /** A read at {@code as_of=safe} while the safe time is not known: 503, with what it waits for. */
+    public static ReadException safeTimeUnknown(String detail) {
+        return new ReadException(Kind.UNAVAILABLE, SAFE_TIME_UNKNOWN, detail, null);
+    }
+
     public static ReadException unavailable(String detail, Throwable cause) {
         return new ReadException(Kind.UNAVAILABLE, "cassandra_unavailable", detail, cause);
     }

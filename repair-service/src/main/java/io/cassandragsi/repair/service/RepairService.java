@@ -137,14 +137,14 @@ public final class RepairService implements AutoCloseable {
     public java.time.Instant safeTime(io.cassandragsi.schema.TableDef table) {
         boolean node = table.maintenance() == io.cassandragsi.schema.Maintenance.NODE;
         if (!safeReads) {
-            throw io.cassandragsi.repair.read.ReadException.unavailable("as_of=safe needs the queue read at QUORUM, LOCAL_QUORUM,"
-                    + " EACH_QUORUM or ALL (consistency.read is " + readLevel + "): a weaker read may miss an acknowledged write's marker", null);
+            throw io.cassandragsi.repair.read.ReadException.safeTimeUnknown("as_of=safe needs the queue read at QUORUM, LOCAL_QUORUM,"
+                    + " EACH_QUORUM or ALL (consistency.read is " + readLevel + "): a weaker read may miss an acknowledged write's marker");
         }
         SafeTime.Reading r = consumer.safeTime();
         long at = r.of(node);
         if (at == SafeTime.UNKNOWN) {
-            throw io.cassandragsi.repair.read.ReadException.unavailable("the safe time of " + table.qualifiedName()
-                    + " is not known yet: " + r.unknownBecause(node), null);
+            throw io.cassandragsi.repair.read.ReadException.safeTimeUnknown("the safe time of " + table.qualifiedName()
+                    + " is not known yet: " + r.unknownBecause(node));
         }
         return java.time.Instant.ofEpochMilli(at);
     }

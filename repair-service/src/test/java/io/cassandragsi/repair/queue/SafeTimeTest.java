@@ -86,6 +86,29 @@ class SafeTimeTest {
     }
 
     @Test
+    void should_keep_the_progress_records_the_safe_time_may_still_use() {
+        NodeSweeps sweeps = new NodeSweeps(new NodeSweeps.Progress() {
+            @Override
+            public List<Epoch> all() {
+                return List.of();
+            }
+
+            @Override
+            public void swept(int shard, java.util.UUID sweptTo, String owner) {}
+        }, "me", 8);
+        long[] now = {0};
+        for (int i = 1; i <= 5; i++) {
+            now[0] = i * 1_000L;
+            sweeps.refresh(() -> now[0]);
+        }
+        sweeps.prune(3_500);
+        assertThat(sweeps.snapshots()).extracting(SafeTime.Snapshot::readAt).as("the newest read at or before 3.5 s, and every later one")
+                .containsExactly(3_000L, 4_000L, 5_000L);
+        sweeps.prune(500);
+        assertThat(sweeps.snapshots()).hasSize(3);
+    }
+
+    @Test
     void should_count_a_retired_maintainer_as_stopped_at_once() {
         Epoch retired = epoch(7, NOW - 1_500, NOW - 1_600, "retired", null);
         SafeTime.Source s = SafeTime.epoch(retired, NOW - 1_000, null);
