@@ -228,10 +228,10 @@ public final class BenchRepairCommand implements Callable<Integer> {
     private static void sampleSafeTime(GsiServer server, boolean nodeMode, Latencies lag, java.util.concurrent.atomic.AtomicBoolean writing) {
         while (writing.get()) {
             io.cassandragsi.repair.queue.SafeTime.Reading r = server.service().consumer().safeTime();
-            long at = r.of(nodeMode);
-            if (at != io.cassandragsi.repair.queue.SafeTime.UNKNOWN) {
+            Long behind = r.lagMillis(nodeMode ? io.cassandragsi.schema.Maintenance.NODE : io.cassandragsi.schema.Maintenance.SERVICE);
+            if (behind != null) {
                 synchronized (lag) {
-                    lag.add(TimeUnit.MILLISECONDS.toNanos(r.computedAt() - at));
+                    lag.add(TimeUnit.MILLISECONDS.toNanos(behind));
                 }
             }
             try {

@@ -101,7 +101,7 @@ public final class QueryCommand implements Callable<Integer> {
 
     /** The safe time the running service reports for a table of that one's mode (docs/design.md section 7.10). */
     private static java.time.Instant safeTime(ServiceStatus service, io.cassandragsi.schema.TableDef def) {
-        String mode = def.maintenance() == io.cassandragsi.schema.Maintenance.NODE ? "node" : "service";
+        String mode = def.maintenance().jsonName();
         Map<String, Object> status;
         try {
             status = service.read();

@@ -1,7 +1,5 @@
 package io.cassandragsi.repair.http;
 
-import io.cassandragsi.repair.read.ReadException;
-
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
@@ -71,14 +69,13 @@ final class Answers {
         int status = a.status();
         String error = a.error();
         String detail;
-        if (a.known() && status < 500) {
+        if (a.known() && a.detailForCaller()) {
             detail = a.detail();
-            rejected.increment();
+            (status < 500 ? rejected : failed).increment();
             ErrorMapper.Answer hidden = failure.getCause() == null ? null : ErrorMapper.map(failure.getCause());
             log.warn(line, status, error, hidden != null && hidden.known() && hidden.status() < 500 ? hidden.detail() : detail);
         } else if (a.known()) {
-            detail = ReadException.SAFE_TIME_UNKNOWN.equals(error) ? a.detail() // the service's own state, no word of Cassandra's
-                    : status == 503 ? "Cassandra is unavailable or did not answer in time; try again later (the service log has more)"
+            detail = status == 503 ? "Cassandra is unavailable or did not answer in time; try again later (the service log has more)"
                     : "the service could not answer; the service log has more";
             failed.increment();
             log.error(line, status, error, a.detail(), null);

@@ -16,17 +16,23 @@ public final class ErrorMapper {
     private ErrorMapper() {}
 
     /**
-     * A failure as an answer. {@code known}: a failure some layer raised on purpose (its detail is
-     * meant for the caller when 4xx); otherwise an unexpected error, answered with a 500.
+     * A failure as an answer. {@code known}: a failure some layer raised on purpose; otherwise an
+     * unexpected error, answered with a 500. {@code detailForCaller}: whether its detail goes in the body.
      */
-    public record Answer(int status, String error, String detail, boolean known) {}
+    public record Answer(int status, String error, String detail, boolean known, boolean detailForCaller) {
+        /** {@code detailForCaller}: a known failure's detail goes to the caller when it is a 4xx. */
+        public Answer(int status, String error, String detail, boolean known) {
+            this(status, error, detail, known, known && status < 500);
+        }
+    }
 
     public static Answer map(Throwable failure) {
         if (failure instanceof HttpError e) {
             return new Answer(e.status(), e.error(), e.detail(), true);
         }
         if (failure instanceof ReadException e) {
-            return new Answer(status(e.kind()), e.error(), e.detail(), true);
+            // Cassandra's own words (node addresses, CQL) stay in the log; every other read failure names what is wrong
+            return new Answer(status(e.kind()), e.error(), e.detail(), true, e.kind() != ReadException.Kind.UNAVAILABLE);
         }
         if (failure instanceof UnknownTargetException e) {
             return new Answer(404, "not_found", e.getMessage(), true);
@@ -45,7 +51,7 @@ public final class ErrorMapper {
         return switch (kind) {
             case BAD_REQUEST -> 400;
             case NOT_FOUND -> 404;
-            case UNAVAILABLE -> 503;
+            case UNAVAILABLE, NOT_READY -> 503;
         };
     }
 

@@ -245,15 +245,28 @@ public final class AntiEntropy implements AutoCloseable {
      * orphaned, fixed, unfixable, and differences left to the maintainers (written since the safe time).
      */
     private static Map<String, Long> fixes(Check<?> check) {
-        Function<Function<Tally, LongAdder>, Long> sum = f -> check.tallies.values().stream().mapToLong(t -> f.apply(t).sum()).sum();
         Map<String, Long> m = new LinkedHashMap<>();
-        m.put("missing", sum.apply(t -> t.missing));
-        m.put("stale", sum.apply(t -> t.stale));
-        m.put("orphans", sum.apply(t -> t.orphans));
-        m.put("fixed", sum.apply(t -> t.fixed));
-        m.put("unfixable", sum.apply(t -> t.unfixable));
-        m.put("left_to_maintainers", sum.apply(t -> t.leftToMaintainers));
+        KINDS.forEach((kind, counter) -> m.put(kind, check.tallies.values().stream().mapToLong(t -> counter.apply(t).sum()).sum()));
         return m;
+    }
+
+    /** What anti-entropy counts, by the name status and {@code /metrics} give it, and the check's counter of it. */
+    private static final Map<String, Function<Tally, LongAdder>> KINDS = counters();
+
+    private static Map<String, Function<Tally, LongAdder>> counters() {
+        Map<String, Function<Tally, LongAdder>> k = new LinkedHashMap<>();
+        k.put("missing", t -> t.missing);
+        k.put("stale", t -> t.stale);
+        k.put("orphans", t -> t.orphans);
+        k.put("fixed", t -> t.fixed);
+        k.put("unfixable", t -> t.unfixable);
+        k.put("left_to_maintainers", t -> t.leftToMaintainers);
+        return java.util.Collections.unmodifiableMap(k);
+    }
+
+    /** The names of what anti-entropy counts (status, {@code /metrics}). */
+    public static java.util.Set<String> kinds() {
+        return KINDS.keySet();
     }
 
     @Override

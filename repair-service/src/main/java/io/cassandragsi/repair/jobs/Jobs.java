@@ -174,8 +174,7 @@ public final class Jobs {
         int splits = options.effectiveSplits(nodes());
         ProgressListener l = listener == null ? ProgressListener.NONE : listener;
         Catalog.Indexed indexed = t.table();
-        Check<?> check = Check.of(indexed.rule, indexed.scans(read, options.pageSize()), writes(indexed, options.maxInFlight()), t.indexes(),
-                options, () -> Tids.ticks(Instant.now()));
+        Check<?> check = checkOf(indexed, t.indexes(), options);
         start(handle, () -> check.run(id, splits, progress, l, handle::cancelRequested));
         return handle;
     }
@@ -209,8 +208,7 @@ public final class Jobs {
             @Override
             public Check<?> check(io.cassandragsi.schema.TableDef def, CheckOptions options) {
                 Catalog.Indexed table = catalog.table(def.keyspace(), def.table());
-                return table == null ? null : Check.of(table.rule, table.scans(read, options.pageSize()), writes(table, options.maxInFlight()), table.plan.indexes(),
-                        options, () -> Tids.ticks(Instant.now()));
+                return table == null ? null : checkOf(table, table.plan.indexes(), options);
             }
 
             @Override
@@ -223,6 +221,12 @@ public final class Jobs {
                 return safeTime.applyAsLong(table);
             }
         }, config);
+    }
+
+    /** A check of {@code indexes} of a table, reading at the service's level, writing its fixes through the process's writer. */
+    private Check<?> checkOf(Catalog.Indexed table, List<IndexPlan> indexes, CheckOptions options) {
+        return Check.of(table.rule, table.scans(read, options.pageSize()), writes(table, options.maxInFlight()), indexes, options,
+                () -> Tids.ticks(Instant.now()));
     }
 
     /** A job's writes: statements of the table's classes through a share of the process's writer. */

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * epoch is closed. Each epoch is swept by the instance holding the lease of service shard
  * {@code epoch shard mod shards}, so instances share them as they share shards.
  */
-final class NodeSweeps {
+public final class NodeSweeps {
     private static final Logger LOG = LoggerFactory.getLogger(NodeSweeps.class);
     /** A maintainer records its progress every second: silent this long, it is taken for stopped. */
     static final Duration SILENT_AFTER = Duration.ofSeconds(10);
@@ -71,10 +71,19 @@ final class NodeSweeps {
         return e.heartbeat().toEpochMilli() + LATE_MARKERS.toMillis();
     }
 
+    /** Whether the epoch's maintainer stopped as of {@code nowMillis}: it retired, or is silent for {@link #SILENT_AFTER}. */
+    public static boolean stopped(Epoch e, long nowMillis) {
+        return e.retired() || nowMillis - e.heartbeat().toEpochMilli() > SILENT_AFTER.toMillis();
+    }
+
+    /** Whether the epoch is swept to its end ({@link #endMillis}): nothing of it is left to do. */
+    public static boolean swept(Epoch e) {
+        return e.sweptTo() != null && millis(e.sweptTo()) >= endMillis(e);
+    }
+
     /** True when the epoch stopped and its sweep has not reached its end. */
     static boolean needsSweep(Epoch e, long nowMillis) {
-        boolean stopped = e.retired() || nowMillis - e.heartbeat().toEpochMilli() > SILENT_AFTER.toMillis();
-        return stopped && (e.sweptTo() == null || millis(e.sweptTo()) < endMillis(e));
+        return stopped(e, nowMillis) && !swept(e);
     }
 
     /**

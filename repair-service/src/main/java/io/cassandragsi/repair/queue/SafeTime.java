@@ -2,6 +2,7 @@ package io.cassandragsi.repair.queue;
 
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.repair.store.NodeProgressTable.Epoch;
+import io.cassandragsi.schema.Maintenance;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -43,19 +44,25 @@ public final class SafeTime {
      * not known), each with the source that holds it back (null when nothing is known at all).
      */
     public record Reading(long service, Source serviceHeldBy, long node, Source nodeHeldBy, long computedAt) {
-        /** The safe time of a table in node mode ({@code nodeMode}) or service mode. */
-        public long of(boolean nodeMode) {
-            return nodeMode ? node : service;
+        /** The safe time of a table maintained in {@code mode}. */
+        public long of(Maintenance mode) {
+            return mode == Maintenance.NODE ? node : service;
         }
 
-        /** What holds the safe time of a table of that mode back. */
-        public Source heldBy(boolean nodeMode) {
-            return nodeMode ? nodeHeldBy : serviceHeldBy;
+        /** How far the safe time of a table maintained in {@code mode} is behind when it was computed; null when not known. */
+        public Long lagMillis(Maintenance mode) {
+            long at = of(mode);
+            return at == UNKNOWN ? null : computedAt - at;
         }
 
-        /** Why the safe time of a table of that mode is not known, for an error message. */
-        public String unknownBecause(boolean nodeMode) {
-            Source s = heldBy(nodeMode);
+        /** What holds the safe time of a table maintained in {@code mode} back. */
+        public Source heldBy(Maintenance mode) {
+            return mode == Maintenance.NODE ? nodeHeldBy : serviceHeldBy;
+        }
+
+        /** Why the safe time of a table maintained in {@code mode} is not known, for an error message. */
+        public String unknownBecause(Maintenance mode) {
+            Source s = heldBy(mode);
             if (s == null) {
                 return "the repair service has not read every queue shard yet";
             }
@@ -109,12 +116,11 @@ public final class SafeTime {
      */
     static Source epoch(Epoch e, long readAt, Long localSweep) {
         String name = "maintainer epoch " + e.shard() + " on " + e.node();
-        if (e.sweptTo() != null && Tids.instant(e.sweptTo()).toEpochMilli() >= NodeSweeps.endMillis(e)) {
+        if (NodeSweeps.swept(e)) {
             return null;
         }
         long doneBefore = Tids.instant(e.doneBefore()).toEpochMilli();
-        boolean stopped = e.retired() || readAt - e.heartbeat().toEpochMilli() > NodeSweeps.SILENT_AFTER.toMillis();
-        if (!stopped) {
+        if (!NodeSweeps.stopped(e, readAt)) {
             return new Source(name, doneBefore, "running");
         }
         if (localSweep != null && localSweep != UNKNOWN) {

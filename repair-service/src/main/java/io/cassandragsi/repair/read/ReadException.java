@@ -17,7 +17,9 @@ public class ReadException extends RuntimeException {
         /** No such keyspace, indexed table or index. */
         NOT_FOUND,
         /** Cassandra did not answer. */
-        UNAVAILABLE
+        UNAVAILABLE,
+        /** The service cannot answer yet, for a reason of its own that the detail names (the safe time not known). */
+        NOT_READY
     }
 
     private final Kind kind;
@@ -37,12 +39,9 @@ public class ReadException extends RuntimeException {
         return new ReadException(Kind.NOT_FOUND, "not_found", detail, null);
     }
 
-    /** The error code of a read at {@code as_of=safe} while the safe time is not known (503, its detail shown). */
-    public static final String SAFE_TIME_UNKNOWN = "safe_time_unknown";
-
     /** A read at {@code as_of=safe} while the safe time is not known: 503, with what it waits for. */
     public static ReadException safeTimeUnknown(String detail) {
-        return new ReadException(Kind.UNAVAILABLE, SAFE_TIME_UNKNOWN, detail, null);
+        return new ReadException(Kind.NOT_READY, "safe_time_unknown", detail, null);
     }
 
     public static ReadException unavailable(String detail, Throwable cause) {

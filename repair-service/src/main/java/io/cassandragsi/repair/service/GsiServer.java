@@ -51,7 +51,7 @@ public final class GsiServer implements AutoCloseable {
                 : null;
         if (antiEntropy != null) {
             counter("gsi_anti_entropy_rows", "base rows anti-entropy checked", antiEntropy.rowsTotal);
-            for (String kind : java.util.List.of("missing", "stale", "orphans", "fixed", "unfixable", "left_to_maintainers")) {
+            for (String kind : io.cassandragsi.repair.jobs.AntiEntropy.kinds()) {
                 FunctionCounter.builder("gsi_anti_entropy_entries", antiEntropy.findingsTotal, m -> m.containsKey(kind) ? m.get(kind).sum() : 0)
                         .tag("kind", kind).description("index entries anti-entropy found (missing, stale, orphans), fixed, could not fix, or left"
                                 + " to the maintainers (written since the safe time)").register(registry);
@@ -105,17 +105,15 @@ public final class GsiServer implements AutoCloseable {
         counter("gsi_read_repairs", "read repairs queued", reader.readRepairs);
         Gauge.builder("gsi_lag_seconds", service.consumer(), c -> c.lagMillis() / 1000.0)
                 .description("age of the oldest marker read and not finished").register(registry);
-        Gauge.builder("gsi_safe_time_lag_seconds", service.consumer(), c -> lagSeconds(c.safeTime(), false)).tag("maintenance", "service")
-                .description("how far the safe time is behind now (docs/design.md section 7.10); NaN while not known").register(registry);
-        Gauge.builder("gsi_safe_time_lag_seconds", service.consumer(), c -> lagSeconds(c.safeTime(), true)).tag("maintenance", "node")
-                .description("how far the safe time is behind now (docs/design.md section 7.10); NaN while not known").register(registry);
+        for (io.cassandragsi.schema.Maintenance mode : io.cassandragsi.schema.Maintenance.values()) {
+            Gauge.builder("gsi_safe_time_lag_seconds", service.consumer(), c -> {
+                Long lag = c.safeTime().lagMillis(mode);
+                return lag == null ? Double.NaN : lag / 1000.0;
+            }).tag("maintenance", mode.jsonName())
+                    .description("how far the safe time is behind now (docs/design.md section 7.10); NaN while not known").register(registry);
+        }
         Gauge.builder("gsi_pending_retries", service.consumer(), c -> c.pending())
                 .description("marker groups waiting for a retry").register(registry);
-    }
-
-    private static double lagSeconds(io.cassandragsi.repair.queue.SafeTime.Reading r, boolean node) {
-        long at = r.of(node);
-        return at == io.cassandragsi.repair.queue.SafeTime.UNKNOWN ? Double.NaN : (r.computedAt() - at) / 1000.0;
     }
 
     /** GET /admin/status: the repair service's status, and the jobs this process runs or ran (docs/design.md section 7.7). */

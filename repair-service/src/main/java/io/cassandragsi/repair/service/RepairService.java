@@ -135,16 +135,15 @@ public final class RepairService implements AutoCloseable {
      * {@link io.cassandragsi.repair.read.ReadException} (503) when it is not known, naming why.
      */
     public java.time.Instant safeTime(io.cassandragsi.schema.TableDef table) {
-        boolean node = table.maintenance() == io.cassandragsi.schema.Maintenance.NODE;
         if (!safeReads) {
             throw io.cassandragsi.repair.read.ReadException.safeTimeUnknown("as_of=safe needs the queue read at QUORUM, LOCAL_QUORUM,"
                     + " EACH_QUORUM or ALL (consistency.read is " + readLevel + "): a weaker read may miss an acknowledged write's marker");
         }
         SafeTime.Reading r = consumer.safeTime();
-        long at = r.of(node);
+        long at = r.of(table.maintenance());
         if (at == SafeTime.UNKNOWN) {
             throw io.cassandragsi.repair.read.ReadException.safeTimeUnknown("the safe time of " + table.qualifiedName()
-                    + " is not known yet: " + r.unknownBecause(node));
+                    + " is not known yet: " + r.unknownBecause(table.maintenance()));
         }
         return java.time.Instant.ofEpochMilli(at);
     }
@@ -157,7 +156,7 @@ public final class RepairService implements AutoCloseable {
         if (!safeReads) {
             return System.currentTimeMillis() - 60_000;
         }
-        long at = consumer.safeTime().of(table.maintenance() == io.cassandragsi.schema.Maintenance.NODE);
+        long at = consumer.safeTime().of(table.maintenance());
         return at == SafeTime.UNKNOWN ? Long.MIN_VALUE : at;
     }
 
@@ -165,13 +164,13 @@ public final class RepairService implements AutoCloseable {
     private Map<String, Object> safeTimeStatus() {
         SafeTime.Reading r = consumer.safeTime();
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("service", safeTimeOf(r, false));
-        out.put("node", safeTimeOf(r, true));
+        for (io.cassandragsi.schema.Maintenance mode : io.cassandragsi.schema.Maintenance.values()) {
+            out.put(mode.jsonName(), safeTimeOf(r, mode));
+        }
         Map<String, Object> perIndex = new java.util.TreeMap<>();
         catalog.tables().forEach((name, t) -> {
-            boolean node = t.definition.maintenance() == io.cassandragsi.schema.Maintenance.NODE;
-            long at = r.of(node);
-            t.plan.indexes().forEach(p -> perIndex.put(name + "/" + p.index().name(), at == SafeTime.UNKNOWN ? null : r.computedAt() - at));
+            Long lag = r.lagMillis(t.definition.maintenance());
+            t.plan.indexes().forEach(p -> perIndex.put(name + "/" + p.index().name(), lag));
         });
         out.put("lag_ms_by_index", perIndex);
         if (!safeReads) {
@@ -180,12 +179,12 @@ public final class RepairService implements AutoCloseable {
         return out;
     }
 
-    private static Map<String, Object> safeTimeOf(SafeTime.Reading r, boolean node) {
+    private static Map<String, Object> safeTimeOf(SafeTime.Reading r, io.cassandragsi.schema.Maintenance mode) {
         Map<String, Object> m = new LinkedHashMap<>();
-        long at = r.of(node);
+        long at = r.of(mode);
         m.put("at", at == SafeTime.UNKNOWN ? null : java.time.Instant.ofEpochMilli(at).toString());
-        m.put("lag_ms", at == SafeTime.UNKNOWN ? null : r.computedAt() - at);
-        SafeTime.Source held = r.heldBy(node);
+        m.put("lag_ms", r.lagMillis(mode));
+        SafeTime.Source held = r.heldBy(mode);
         m.put("held_by", held == null ? null : held.name() + " (" + held.state() + ")");
         return m;
     }
@@ -199,8 +198,7 @@ public final class RepairService implements AutoCloseable {
         java.util.Set<Integer> sweeping = consumer.sweepingEpochs();
         java.util.List<Map<String, Object>> out = new java.util.ArrayList<>();
         for (NodeProgressTable.Epoch e : consumer.nodeEpochs()) {
-            boolean swept = e.sweptTo() != null && io.cassandragsi.index.Tids.instant(e.sweptTo()).toEpochMilli()
-                    >= e.heartbeat().toEpochMilli() + java.time.Duration.ofSeconds(60).toMillis();
+            boolean swept = io.cassandragsi.repair.queue.NodeSweeps.swept(e);
             if (swept && now - e.heartbeat().toEpochMilli() > 3_600_000L) {
                 continue; // an old epoch, long done
             }
@@ -215,8 +213,8 @@ public final class RepairService implements AutoCloseable {
             n.put("done", e.done());
             n.put("handed_off", e.handedOff());
             n.put("retried", e.retried());
-            boolean stopped = e.retired() || now - e.heartbeat().toEpochMilli() > 10_000L;
-            n.put("sweep", swept ? "done" : sweeping.contains(e.shard()) ? "running here" : stopped ? "due" : "none (running)");
+            n.put("sweep", swept ? "done" : sweeping.contains(e.shard()) ? "running here"
+                    : io.cassandragsi.repair.queue.NodeSweeps.stopped(e, now) ? "due" : "none (running)");
             out.add(n);
         }
         return out;

@@ -16,6 +16,9 @@ class ErrorMapperTest {
         assertThat(ErrorMapper.map(ReadException.notFound("gone"))).isEqualTo(new ErrorMapper.Answer(404, "not_found", "gone", true));
         assertThat(ErrorMapper.map(ReadException.unavailable("down", null)))
                 .isEqualTo(new ErrorMapper.Answer(503, "cassandra_unavailable", "down", true));
+        assertThat(ErrorMapper.map(ReadException.safeTimeUnknown("shard 3 has not reported")))
+                .as("the service's own reason, not Cassandra's words: shown").isEqualTo(
+                        new ErrorMapper.Answer(503, "safe_time_unknown", "shard 3 has not reported", true, true));
         assertThat(ErrorMapper.map(new UnknownTargetException("ks.t is not indexed")))
                 .isEqualTo(new ErrorMapper.Answer(404, "not_found", "ks.t is not indexed", true));
         assertThat(ErrorMapper.map(new InvalidJobException("bad id", null))).isEqualTo(new ErrorMapper.Answer(400, "bad_job", "bad id", true));

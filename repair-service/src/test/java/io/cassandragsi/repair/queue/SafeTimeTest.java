@@ -39,7 +39,7 @@ class SafeTimeTest {
                 Map.of(), SKEW, NOW, true);
         assertThat(r.service()).isEqualTo(SafeTime.UNKNOWN);
         assertThat(r.node()).isEqualTo(SafeTime.UNKNOWN);
-        assertThat(r.unknownBecause(false)).contains("shard 1").contains("no owner");
+        assertThat(r.unknownBecause(io.cassandragsi.schema.Maintenance.SERVICE)).contains("shard 1").contains("no owner");
     }
 
     @Test
