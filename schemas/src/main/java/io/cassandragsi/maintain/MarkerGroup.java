@@ -17,9 +17,21 @@ import java.util.UUID;
  * does not show for one whose version went away. A trigger's batch applies its mutations one by
  * one, so an entry can be read before its base row: the first recompute of a group leaves such
  * entries as they are, and its pass a little later ({@link #withUnseenGone}) treats them as gone.
+ *
+ * <p>{@code serial}: whether a conditional write's repair reads at the serial level. Its first
+ * attempts, made while the client's own Paxos round may still run, read at the read level: a
+ * write that round committed is visible there, and a SERIAL read then would only contend with it
+ * (docs/design.md section 7.5). The worker sets it once the write's outcome can no longer be
+ * decided by that round ({@link #withSerial}).
  */
 public record MarkerGroup(String keyspace, String table, ByteBuffer pk, ByteBuffer ck, UUID tidMin, UUID tidMax,
-        int flags, List<UUID> markerIds, UUID oldestMarker, boolean unseenGone) {
+        int flags, List<UUID> markerIds, UUID oldestMarker, boolean unseenGone, boolean serial) {
+
+    /** A group whose conditional writes (if any) are read at the read level. */
+    public MarkerGroup(String keyspace, String table, ByteBuffer pk, ByteBuffer ck, UUID tidMin, UUID tidMax, int flags, List<UUID> markerIds,
+            UUID oldestMarker, boolean unseenGone) {
+        this(keyspace, table, pk, ck, tidMin, tidMax, flags, markerIds, oldestMarker, unseenGone, false);
+    }
 
     /** True for a whole-partition group (deletes, or an update the trigger could not read). */
     public boolean wholePartition() {
@@ -40,12 +52,22 @@ public record MarkerGroup(String keyspace, String table, ByteBuffer pk, ByteBuff
      * longer than a batch takes to land: versions the base does not show count as gone.
      */
     public MarkerGroup asRecompute() {
-        return new MarkerGroup(keyspace, table, pk, ck, tidMin, tidMax, flags | QueueLayout.FLAG_DELETE, markerIds, oldestMarker, true);
+        return new MarkerGroup(keyspace, table, pk, ck, tidMin, tidMax, flags | QueueLayout.FLAG_DELETE, markerIds, oldestMarker, true, serial);
     }
 
     /** This group for a later pass, which takes versions the base does not show for gone. */
     public MarkerGroup withUnseenGone() {
-        return new MarkerGroup(keyspace, table, pk, ck, tidMin, tidMax, flags, markerIds, oldestMarker, true);
+        return new MarkerGroup(keyspace, table, pk, ck, tidMin, tidMax, flags, markerIds, oldestMarker, true, serial);
+    }
+
+    /** This group, its conditional writes read at the serial level from now on. */
+    public MarkerGroup withSerial() {
+        return new MarkerGroup(keyspace, table, pk, ck, tidMin, tidMax, flags, markerIds, oldestMarker, unseenGone, true);
+    }
+
+    /** The level a repair of this group reads the base at: SERIAL for a conditional write once {@link #serial}. */
+    public ReadLevel baseReadLevel() {
+        return cas() && serial ? ReadLevel.SERIAL : ReadLevel.READ;
     }
 
     /** The trigger left entries undone: upsert every version's entries, not just the diff. */

@@ -53,7 +53,7 @@ public final class UnversionedTable implements TableKind {
     @Override
     public Outcome repair(MarkerGroup g, Prefetched pre, Writes.Sink sink) {
         List<ByteBuffer> pk = plan.table().partitionKey().size() == 1 ? List.of(g.pk()) : Composite.decode(g.pk());
-        ReadLevel level = g.cas() ? ReadLevel.SERIAL : ReadLevel.READ;
+        ReadLevel level = g.baseReadLevel();
         if (!recomputes && (g.wholePartition() || g.cas())) {
             return Outcome.HANDOFF;
         }

@@ -124,7 +124,7 @@ public final class VersionedTable implements TableKind {
     @Override
     public Outcome repair(MarkerGroup g, Prefetched pre, Writes.Sink sink) {
         List<ByteBuffer> pk = partitionKey(g);
-        ReadLevel level = g.cas() ? ReadLevel.SERIAL : ReadLevel.READ;
+        ReadLevel level = g.baseReadLevel();
         if (g.wholePartition() || g.recompute()) {
             return recompute(g, pk, level, sink);
         }

@@ -175,7 +175,7 @@ class UnversionedTableTest {
         // a conditional write: the trigger adds nothing (no entry, no rows-table record), only a marker
         stores.current.write(U, cells("email", "a@x", "name", "n1"), true, at(0), 0).run();
         ByteBuffer version = RowReconcile.tidOfMicros(at(0));
-        MarkerGroup g = MarkerGroup.coalesce(List.of(trigger.marker(U, Tids.uuid(version), Tids.uuid(version), QueueLayout.FLAG_CAS))).get(0);
+        MarkerGroup g = MarkerGroup.coalesce(List.of(trigger.marker(U, Tids.uuid(version), Tids.uuid(version), QueueLayout.FLAG_CAS))).get(0).withSerial();
 
         assertThat(repair(stores.node(), g)).isEqualTo(Outcome.HANDOFF);
         assertThat(stores.sent).isEmpty();

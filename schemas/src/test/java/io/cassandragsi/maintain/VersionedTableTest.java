@@ -231,13 +231,17 @@ class VersionedTableTest {
     }
 
     @Test
-    void should_read_at_serial_and_upsert_when_the_write_was_conditional() {
+    void should_read_at_the_read_level_first_then_at_serial_and_upsert_when_the_write_was_conditional() {
         insert(version("k", tid(0), 1, "a")).land();
-        // a conditional write: the trigger adds nothing to it (no entries, no rows-table record), the service indexes it
-        stores.base.write(version("k", tid(10), 2, "b"), true, WriteTimestamps.of(tid(10)) / 10, 0).run();
         Marker cas = trigger.marker(List.of(text("k")), tid(10), tid(10), QueueLayout.FLAG_CAS);
         MarkerGroup g = MarkerGroup.coalesce(List.of(cas)).get(0);
+        assertThat(repair(stores, g)).as("not committed yet: waited for").isEqualTo(Outcome.RETRY);
+        assertThat(stores.base.levels).as("while the client's Paxos round may run, no SERIAL read contends with it").containsOnly(ReadLevel.READ);
+        stores.base.levels.clear();
 
+        // a conditional write: the trigger adds nothing to it (no entries, no rows-table record), the service indexes it
+        stores.base.write(version("k", tid(10), 2, "b"), true, WriteTimestamps.of(tid(10)) / 10, 0).run();
+        g = g.withSerial();
         assertThat(repair(stores, g)).isEqualTo(Outcome.DONE);
         assertThat(stores.base.levels).containsOnly(ReadLevel.SERIAL);
         assertThat(matches(lengthKey(2, "k"))).isTrue();

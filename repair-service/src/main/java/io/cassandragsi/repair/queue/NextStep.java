@@ -21,8 +21,9 @@ record NextStep(Kind kind, MarkerGroup group, long delayMillis) {
     }
 
     static NextStep after(MarkerGroup g, Outcome outcome, int attempts, long ageMillis) {
+        g = serialOnceDue(g, ageMillis);
         if (outcome == null) { // nothing was learnt about the version: retried with backoff, never given up
-            return again(g, Math.min(30_000L, 200L << Math.min(attempts, 7)));
+            return again(g, jittered(g, Math.min(30_000L, 200L << Math.min(attempts, 7))));
         }
         return switch (outcome) {
             case DONE, HANDOFF -> finished(g, Kind.DONE);
@@ -48,6 +49,31 @@ record NextStep(Kind kind, MarkerGroup group, long delayMillis) {
             return again(g, Math.min(30_000L, 100L << Math.min(attempts, 8)));
         }
         return finished(g, g.cas() ? Kind.CAS_NOT_APPLIED : Kind.GAVE_UP);
+    }
+
+    /**
+     * A conditional write's group reads at SERIAL once {@link ShardWorker#CAS_SERIAL_AFTER} old: by
+     * then the client's Paxos round has ended, and a SERIAL read no longer contends with it (it
+     * completes a proposal that round left accepted but not committed).
+     */
+    private static MarkerGroup serialOnceDue(MarkerGroup g, long ageMillis) {
+        return g.cas() && !g.serial() && ageMillis >= ShardWorker.CAS_SERIAL_AFTER.toMillis() ? g.withSerial() : g;
+    }
+
+    /**
+     * A failed attempt's delay spread over 0.75 to 1.25 times, by the group's row: groups that
+     * failed together (contended SERIAL reads of one partition, a node that went away) do not come
+     * back together. Pure: the spread is the row's, not a random draw.
+     */
+    static long jittered(MarkerGroup g, long delayMillis) {
+        int h = java.util.Objects.hash(g.keyspace(), g.table(), g.pk(), g.ck());
+        h ^= h >>> 16; // the finalizer of MurmurHash3: rows whose hashes differ a little land far apart
+        h *= 0x85ebca6b;
+        h ^= h >>> 13;
+        h *= 0xc2b2ae35;
+        h ^= h >>> 16;
+        h &= 0xFFFF;
+        return delayMillis * (3 * 0x10000 + 2 * h) / (4 * 0x10000);
     }
 
     private static NextStep again(MarkerGroup g, long delayMillis) {

@@ -52,6 +52,14 @@ final class ShardWorker {
      * usually within seconds): counted as {@code cas_not_applied}.
      */
     static final Duration CAS_SETTLE = Duration.ofMinutes(2);
+    /**
+     * A conditional write's repairs read at the read level until its marker is this old, then at
+     * SERIAL (docs/design.md section 7.5): a write its client's Paxos round committed is visible
+     * at the read level, and the round has ended by then (Cassandra's default contention timeout
+     * is 1 s, its write timeout 2 s), so the SERIAL reads that decide the rest no longer contend
+     * with it.
+     */
+    static final Duration CAS_SERIAL_AFTER = Duration.ofSeconds(5);
     /** The slow sweep for markers visible later than {@link #GRACE}: how often, and how far back. */
     static final Duration LATE_SWEEP_EVERY = Duration.ofMinutes(5);
     static final Duration LATE_SPAN = Duration.ofMinutes(15);

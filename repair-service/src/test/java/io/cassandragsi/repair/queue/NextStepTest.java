@@ -62,6 +62,34 @@ class NextStepTest {
     }
 
     @Test
+    void should_read_a_conditional_write_at_serial_only_once_its_client_round_has_ended() {
+        MarkerGroup cas = group(QueueLayout.FLAG_CAS);
+        assertThat(cas.serial()).isFalse();
+        assertThat(NextStep.after(cas, Outcome.RETRY, 1, 300).group().serial()).as("its round may still run").isFalse();
+        assertThat(NextStep.after(cas, Outcome.AGAIN, 1, 300).group().serial()).isFalse();
+        assertThat(NextStep.after(cas, null, 1, 300).group().serial()).isFalse();
+        long after = ShardWorker.CAS_SERIAL_AFTER.toMillis();
+        assertThat(NextStep.after(cas, Outcome.RETRY, 4, after).group().serial()).isTrue();
+        assertThat(NextStep.after(cas, Outcome.AGAIN, 4, after).group().serial()).isTrue();
+        assertThat(NextStep.after(cas, null, 4, after).group().serial()).isTrue();
+        assertThat(NextStep.after(group(0), Outcome.RETRY, 4, after).group().serial()).as("a plain write never").isFalse();
+    }
+
+    @Test
+    void should_spread_the_retries_of_failed_attempts_by_row() {
+        java.util.Set<Long> delays = new java.util.HashSet<>();
+        for (int i = 0; i < 20; i++) {
+            MarkerGroup g = new MarkerGroup("ks", "t", ByteBuffer.wrap(new byte[] {(byte) i}), ByteBuffer.allocate(0), TID, TID, 0, List.of(TID), TID,
+                    false);
+            long d = NextStep.after(g, null, 3, 1_000).delayMillis();
+            assertThat(d).isBetween(1_200L, 2_000L); // 1.6 s, spread over 0.75 to 1.25 times
+            assertThat(NextStep.after(g, null, 3, 1_000).delayMillis()).as("the same row, the same delay").isEqualTo(d);
+            delays.add(d);
+        }
+        assertThat(delays).as("rows that failed together come back apart").hasSizeGreaterThan(10);
+    }
+
+    @Test
     void should_wait_ten_minutes_for_a_table_whose_indexes_are_not_known_yet() {
         assertThat(NextStep.after(group(0), Outcome.DROPPED, 0, 1_000).delayMillis()).isEqualTo(500);
         assertThat(NextStep.after(group(0), Outcome.DROPPED, 40, ShardWorker.GIVE_UP.toMillis() + 1).kind()).isEqualTo(NextStep.Kind.UNKNOWN_TABLE);
@@ -69,9 +97,9 @@ class NextStepTest {
 
     @Test
     void should_retry_a_failed_repair_with_backoff_and_never_give_up() {
-        assertThat(NextStep.after(group(0), null, 0, 100).delayMillis()).isEqualTo(200);
+        assertThat(NextStep.after(group(0), null, 0, 100).delayMillis()).isBetween(150L, 250L); // 200 ms, spread by row
         NextStep old = NextStep.after(group(0), null, 40, 3_600_000);
         assertThat(old.kind()).isEqualTo(NextStep.Kind.AGAIN);
-        assertThat(old.delayMillis()).isEqualTo(25_600);
+        assertThat(old.delayMillis()).isBetween(19_200L, 32_000L);
     }
 }
