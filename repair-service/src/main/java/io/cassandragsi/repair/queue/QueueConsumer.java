@@ -47,6 +47,12 @@ public final class QueueConsumer implements AutoCloseable {
     private final Instant started;
     public final QueueMetrics metrics;
     private final Map<Integer, ShardWorker> workers = new ConcurrentHashMap<>();
+    /**
+     * Workers told to stop whose step has not ended yet, by shard: their shard is not taken again
+     * until they are gone, so that one instance never repairs a row in two workers at once (the
+     * unversioned reconcile's forgetting of keys relies on it, docs/design.md section 6.7).
+     */
+    private final Map<Integer, ShardWorker> stopping = new ConcurrentHashMap<>();
     private final ExecutorService workerThreads;
     private final ScheduledExecutorService leaseRounds;
     private final Duration clockSkew;
@@ -214,8 +220,9 @@ public final class QueueConsumer implements AutoCloseable {
                     stopWorker(shard, true);
                 }
             }
+            stopping.values().removeIf(ShardWorker::stepsNoMore);
             for (int shard = 0; shard < shards && workers.size() < target; shard++) {
-                if (!workers.containsKey(shard) && leases.acquire(shard, owner, LEASE_TTL_SECONDS)) {
+                if (!workers.containsKey(shard) && !stopping.containsKey(shard) && leases.acquire(shard, owner, LEASE_TTL_SECONDS)) {
                     startWorker(shard);
                 }
             }
@@ -279,6 +286,7 @@ public final class QueueConsumer implements AutoCloseable {
     private void stopWorker(int shard, boolean release) {
         ShardWorker w = workers.remove(shard);
         if (w != null) {
+            stopping.put(shard, w);
             w.running = false;
         }
         if (release) {
@@ -292,7 +300,10 @@ public final class QueueConsumer implements AutoCloseable {
         while (w.running && !done.getAsBoolean()) {
             try {
                 long start = clock.millis();
-                boolean backlog = w.step(start);
+                Boolean backlog = w.stepWhileRunning(start);
+                if (backlog == null) {
+                    return;
+                }
                 long rest = pollInterval.toMillis() - (clock.millis() - start);
                 if (!backlog && rest > 0) {
                     Thread.sleep(rest); // one poll per interval, however much each found

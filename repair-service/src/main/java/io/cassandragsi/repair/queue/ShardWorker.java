@@ -99,6 +99,8 @@ final class ShardWorker {
     private long lastCheckpoint;
     private Instant lastCheckpointValue;
     volatile boolean running = true;
+    /** Held for each step run by the consumer's loop ({@link #stepWhileRunning}). */
+    final java.util.concurrent.locks.ReentrantLock stepping = new java.util.concurrent.locks.ReentrantLock();
     /** Time (ms) of the oldest marker read and not yet finished, or 0. */
     volatile long oldestUnfinished;
     /**
@@ -142,6 +144,28 @@ final class ShardWorker {
         lastCheckpointValue = from;
         resumedAt = from.toEpochMilli();
         LOG.debug("shard {}: resuming from {}", shard, from);
+    }
+
+    /**
+     * {@link #step} unless told to stop ({@link #running} false), under the lock {@link
+     * #stepsNoMore} tests; null when stopped.
+     */
+    Boolean stepWhileRunning(long nowMillis) {
+        stepping.lock();
+        try {
+            return running ? step(nowMillis) : null;
+        } finally {
+            stepping.unlock();
+        }
+    }
+
+    /** True once a worker told to stop is not in a step and will start none: its shard may be worked again. */
+    boolean stepsNoMore() {
+        if (running || !stepping.tryLock()) {
+            return false;
+        }
+        stepping.unlock();
+        return true;
     }
 
     /** One round; returns true when it found a backlog (so the caller polls again at once). */

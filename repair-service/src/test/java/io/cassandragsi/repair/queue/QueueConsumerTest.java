@@ -153,6 +153,38 @@ class QueueConsumerTest {
     }
 
     @Test
+    void should_not_work_a_shard_again_while_the_worker_that_lost_it_is_still_in_a_step() throws Exception {
+        QueueConsumer a = instance("a");
+        a.balance();
+        ShardWorker old = a.worker(0);
+        java.util.concurrent.CountDownLatch inStep = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch endStep = new java.util.concurrent.CountDownLatch(1);
+        Thread stepping = new Thread(() -> { // a step that outlives the lease (an overloaded node, a long pause)
+            old.stepping.lock();
+            try {
+                inStep.countDown();
+                endStep.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                old.stepping.unlock();
+            }
+        });
+        stepping.start();
+        inStep.await();
+        advance(Duration.ofSeconds(QueueConsumer.LEASE_TTL_SECONDS)); // its renewals did not get through: the leases expired
+        a.balance();
+        assertThat(a.shards()).as("the shards whose workers are idle are taken again at once").hasSize(7).doesNotContain(0);
+        assertThat(old.running).isFalse();
+        endStep.countDown();
+        stepping.join();
+        advance(QueueConsumer.LEASE_EVERY);
+        a.balance();
+        assertThat(a.shards()).isEqualTo(ALL);
+        assertThat(a.worker(0)).as("a new worker, resumed from the checkpoint").isNotSameAs(old);
+    }
+
+    @Test
     void should_give_its_shards_back_at_once_when_it_closes() {
         QueueConsumer a = instance("a");
         QueueConsumer b = instance("b");
