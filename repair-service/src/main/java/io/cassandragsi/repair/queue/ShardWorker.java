@@ -330,11 +330,34 @@ final class ShardWorker {
         return pendingIds.contains(id);
     }
 
-    /** Repairs the groups ({@link GroupRepairs}), then records each outcome. */
+    /** A group's partition: groups of one partition never go in one call of {@link GroupRepairs#repair}. */
+    private record PartitionOf(String keyspace, String table, java.nio.ByteBuffer pk) {
+        static PartitionOf of(MarkerGroup g) {
+            return new PartitionOf(g.keyspace(), g.table(), g.pk());
+        }
+    }
+
+    /**
+     * Repairs the groups ({@link GroupRepairs}), then records each outcome. A group whose partition
+     * an earlier group of the list has waits for the next call: the groups of one call are repaired
+     * side by side and their writes sent together at its end, so a second repair of the partition
+     * in the same call would read what the first is about to change (an unversioned reconcile could
+     * forget a key whose entry the first one is writing, docs/design.md section 6.7).
+     */
     private void process(List<MarkerGroup> groups, long nowMillis) {
-        Outcome[] done = repairs.repair(shard, groups, true);
-        for (int i = 0; i < groups.size(); i++) {
-            finish(groups.get(i), done[i], 0, nowMillis);
+        Set<PartitionOf> taken = new HashSet<>();
+        List<MarkerGroup> now = new ArrayList<>(groups.size());
+        for (MarkerGroup g : groups) {
+            if (taken.add(PartitionOf.of(g))) {
+                now.add(g);
+            } else {
+                pending.add(new Pending(g, nowMillis, 0, true));
+                pendingIds.addAll(g.markerIds());
+            }
+        }
+        Outcome[] done = repairs.repair(shard, now, true);
+        for (int i = 0; i < now.size(); i++) {
+            finish(now.get(i), done[i], 0, nowMillis);
         }
     }
 
@@ -383,11 +406,13 @@ final class ShardWorker {
         return nowMillis < newest + ACKNOWLEDGED_WITHIN.toMillis();
     }
 
+    /** The groups due, at most one per partition (the others wait for the next step: {@link #process}), retried in one call. */
     private void retryDue(long nowMillis) {
         List<Pending> due = new ArrayList<>();
+        Set<PartitionOf> taken = new HashSet<>();
         for (Iterator<Pending> it = pending.iterator(); it.hasNext();) {
             Pending p = it.next();
-            if (p.nextAttempt <= nowMillis) {
+            if (p.nextAttempt <= nowMillis && taken.add(PartitionOf.of(p.group))) {
                 due.add(p);
                 it.remove();
                 pendingIds.removeAll(p.group.markerIds());

@@ -25,8 +25,12 @@ final class FakeRepairs implements GroupRepairs {
     /** Marker ids handed over in a group that takes versions the base does not show for gone. */
     final List<UUID> unseenGone = Collections.synchronizedList(new ArrayList<>());
 
+    /** Per call, the partition keys of its groups, in order. */
+    final List<List<java.nio.ByteBuffer>> calls = Collections.synchronizedList(new ArrayList<>());
+
     @Override
     public synchronized Outcome[] repair(int shard, List<MarkerGroup> groups, boolean first) {
+        calls.add(groups.stream().map(MarkerGroup::pk).toList());
         Outcome[] out = new Outcome[groups.size()];
         for (int i = 0; i < groups.size(); i++) {
             MarkerGroup g = groups.get(i);

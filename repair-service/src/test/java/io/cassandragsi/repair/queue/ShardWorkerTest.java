@@ -45,6 +45,38 @@ class ShardWorkerTest {
     }
 
     @Test
+    void should_never_repair_one_partition_twice_in_one_call() {
+        ShardWorker w = worker(repairs);
+        Marker rowA = Markers.at(T0.plusSeconds(1), "p");
+        Marker rowB = new Marker(Markers.at(T0.plusSeconds(1), "p").id(), "ks", "t", rowA.pk(), java.nio.ByteBuffer.wrap(new byte[] {1}),
+                rowA.tidMin(), rowA.tidMax(), QueueLayout.FLAG_CAS); // another row of the partition: its own group
+        Marker other = Markers.at(T0.plusSeconds(1), "q");
+        queue.add(rowA);
+        queue.add(rowB);
+        queue.add(other);
+        run(w, Duration.ofSeconds(3), Duration.ofMillis(100));
+        assertThat(repairs.attempts).contains(rowA.id(), rowB.id(), other.id());
+        for (java.util.List<java.nio.ByteBuffer> call : repairs.calls) {
+            assertThat(call).as("one group per partition in a call (design.md 7.3)").doesNotHaveDuplicates();
+        }
+        // writes of the row in successive polls whose repairs fail: several pending groups of "p" fall due together
+        java.util.List<Marker> failing = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            Marker m = Markers.at(clock.instant().plusMillis(150L * i), "p");
+            repairs.failures.put(m.id(), 3);
+            queue.add(m);
+            failing.add(m);
+        }
+        run(w, Duration.ofSeconds(30), Duration.ofMillis(100));
+        for (Marker m : failing) {
+            assertThat(repairs.attemptsOf(m.id())).as("failed three times, then done").isEqualTo(4);
+        }
+        for (java.util.List<java.nio.ByteBuffer> call : repairs.calls) {
+            assertThat(call).as("one group per partition in a call (design.md 7.3)").doesNotHaveDuplicates();
+        }
+    }
+
+    @Test
     void should_process_each_marker_once_when_the_fast_path_and_the_sweeps_all_see_it() {
         ShardWorker w = worker(repairs);
         Marker m1 = add(Duration.ofSeconds(1));
