@@ -161,13 +161,22 @@ public final class RowReconcile {
     public static final long SETTLE_MICROS = 1_000_000L;
 
     /**
-     * The entry keys of one index that the rows table can forget (README: rows tables): recorded,
-     * not the key the row has now, written at least {@link #SETTLE_MICROS} before the row's newest
-     * write ({@code newestWrite}, the rows table's {@code _w}), and whose entry, as read before
-     * this reconcile, does not match (marked, expired or absent), so that the reconcile writes
-     * nothing for them. Nothing looks for such a key again: a later write that gives the row the
-     * key records it again, and the repair service records the key a row has (above every
-     * forgotten key's write time) before it writes that entry.
+     * How much older than the row's newest write a recorded key whose entry shows nothing after the
+     * recording (absent, or marked before it) must be before it is forgotten: the reconcile that
+     * recorded it may still be writing that entry (two reconciles of a row at once: the node's and
+     * the service's in node mode), and a step never takes that long.
+     */
+    public static final long UNSEEN_SETTLE_MICROS = 60_000_000L;
+
+    /**
+     * The entry keys of one index that the rows table can forget (docs/design.md section 6.7):
+     * recorded, not the key the row has now, written at least {@link #SETTLE_MICROS} before the
+     * row's newest write ({@code newestWrite}, the rows table's {@code _w}), and whose entry, as read
+     * before this reconcile, does not match and was marked after the key was recorded; or, when
+     * the entry is absent or its mark older than the recording, recorded {@link
+     * #UNSEEN_SETTLE_MICROS} before. Nothing looks for such a key again: a later write that gives
+     * the row the key records it again, and the repair service records the key a row has (above
+     * every forgotten key's write time) before it writes that entry.
      *
      * @param recorded the recorded keys with their write times (microseconds)
      */
@@ -180,7 +189,12 @@ public final class RowReconcile {
         }
         for (Map.Entry<List<ByteBuffer>, Long> k : recorded.entrySet()) {
             EntryState e = entries.get(k.getKey());
-            if (!k.getKey().equals(current) && k.getValue() < newestWrite - SETTLE_MICROS && (e == null || !e.matches())) {
+            long at = k.getValue();
+            if (k.getKey().equals(current) || at >= newestWrite - SETTLE_MICROS || (e != null && e.matches())) {
+                continue;
+            }
+            boolean markedSince = e != null && e.deleted() != null && ticks(e.deleted()) > ticksOfMicros(at);
+            if (markedSince || at < newestWrite - UNSEEN_SETTLE_MICROS) {
                 out.add(k.getKey());
             }
         }

@@ -162,20 +162,29 @@ class RowReconcileTest {
         List<ByteBuffer> stillMatching = List.of(text("b@x"), text("u1"));
         List<ByteBuffer> recent = List.of(text("d@x"), text("u1"));
         List<ByteBuffer> noEntry = List.of(text("e@x"), text("u1"));
+        List<ByteBuffer> markedBefore = List.of(text("f@x"), text("u1"));
         List<ByteBuffer> current = List.of(text("c@x"), text("u1"));
         Map<List<ByteBuffer>, Long> recorded = new java.util.LinkedHashMap<>();
         recorded.put(marked, 1_000L);
         recorded.put(stillMatching, 2_000L);
         recorded.put(recent, now - 500_000); // within the second before the newest write: may be a write in flight
         recorded.put(noEntry, 3_000L);
+        recorded.put(markedBefore, 5_000L); // recorded again after its entry was marked: its new entry may still be on its way
         recorded.put(current, now);
         Map<List<ByteBuffer>, EntryState> entries = new HashMap<>();
         entries.put(marked, entry(10_000, 20_000L, text("Ann"), 1000));
         entries.put(stillMatching, entry(20_000, null, text("Ann"), 1000));
         entries.put(recent, entry(30_000, 40_000L, text("Ann"), 1000));
+        entries.put(markedBefore, entry(10_000, 20_000L, text("Ann"), 1000));
         entries.put(current, entry(now * 10, null, text("Ann"), 1000));
 
-        assertThat(RowReconcile.settled(PLAN, BY_EMAIL, row, recorded, entries, now)).containsExactlyInAnyOrder(marked, noEntry);
+        assertThat(RowReconcile.settled(PLAN, BY_EMAIL, row, recorded, entries, now))
+                .as("an entry that shows nothing after its key was recorded: another reconcile may be writing it").containsExactly(marked);
+        long minuteLater = now + RowReconcile.UNSEEN_SETTLE_MICROS + 1;
+        BaseRow later = row(cell(text("c@x"), minuteLater), BaseCell.DEAD, BaseCell.DEAD, cell(text("Ann"), 100));
+        recorded.put(current, minuteLater);
+        assertThat(RowReconcile.settled(PLAN, BY_EMAIL, later, recorded, entries, minuteLater)).as("a minute on, no step is still writing them")
+                .containsExactlyInAnyOrder(marked, noEntry, markedBefore, recent);
         assertThat(RowReconcile.settled(PLAN, BY_EMAIL, row, recorded, entries, Long.MIN_VALUE)).as("no newest write known").isEmpty();
     }
 }
