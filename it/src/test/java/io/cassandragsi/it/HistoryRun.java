@@ -40,7 +40,13 @@ final class HistoryRun {
     IndexOracle oracle;
     /** Writes that failed (only in a tolerant run, {@link #tolerateFailures}): they may or may not have landed. */
     final AtomicLong failed = new AtomicLong();
+    /** The row keys of the writes that failed: whether they landed is unknown. */
+    final Set<String> failedKeys = ConcurrentHashMap.newKeySet();
     private volatile boolean tolerant;
+    /** Statements prepared (the default) or sent as text: a statement prepared before DROP TRIGGER still runs the trigger. */
+    private volatile boolean prepared = true;
+    /** The coordinator the writes go to while it is up, or null for the driver's choice. */
+    private volatile com.datastax.oss.driver.api.core.metadata.Node coordinator;
     private final CqlSession session;
     private final Map<UUID, Object[]> written = new ConcurrentHashMap<>();
     private final Set<Long> usedTicks = ConcurrentHashMap.newKeySet();
@@ -97,14 +103,33 @@ final class HistoryRun {
         this.oracle = fromBase;
     }
 
-    private void execute(com.datastax.oss.driver.api.core.cql.Statement<?> statement) {
+    /** From now on the writes are sent as text, not prepared: they bypass a trigger dropped since. */
+    HistoryRun unprepared() {
+        this.prepared = false;
+        return this;
+    }
+
+    /** From now on the writes go to {@code node} as coordinator while it is up (null: the driver's choice). */
+    HistoryRun coordinator(com.datastax.oss.driver.api.core.metadata.Node node) {
+        this.coordinator = node;
+        return this;
+    }
+
+    private void execute(String key, PreparedStatement statement, Object... values) {
+        com.datastax.oss.driver.api.core.cql.Statement<?> st = prepared ? statement.bind(values)
+                : com.datastax.oss.driver.api.core.cql.SimpleStatement.newInstance(statement.getQuery(), values);
+        com.datastax.oss.driver.api.core.metadata.Node node = coordinator;
+        if (node != null && node.getState() == com.datastax.oss.driver.api.core.metadata.NodeState.UP) {
+            st = st.setNode(node);
+        }
         try {
-            session.execute(statement);
+            session.execute(st);
         } catch (RuntimeException e) {
             if (!tolerant) {
                 throw e;
             }
             failed.incrementAndGet();
+            failedKeys.add(key);
         }
     }
 
@@ -129,7 +154,7 @@ final class HistoryRun {
                         UUID tid = mine.get(rnd.nextInt(mine.size()));
                         Object[] v = written.get(tid);
                         if (v != null && v[2] != null) {
-                            execute(insert.bind(v[0], tid, v[2] == NULL ? null : v[2], v[3]));
+                            execute((String) v[0], insert, v[0], tid, v[2] == NULL ? null : v[2], v[3]);
                         }
                         continue;
                     }
@@ -137,13 +162,13 @@ final class HistoryRun {
                     BigInteger length = rnd.nextInt(8) == 0 ? null : BigInteger.valueOf(rnd.nextInt(4));
                     String value = "v" + rnd.nextInt(1000);
                     if (kind == 2) { // partial update of a new version: no length
-                        execute(partial.bind(value, key, tid));
+                        execute(key, partial, value, key, tid);
                         written.put(tid, new Object[] {key, tid, null, value});
                     } else if (kind == 3) {
-                        execute(cas.bind(key, tid, length, value));
+                        execute(key, cas, key, tid, length, value);
                         written.put(tid, new Object[] {key, tid, length == null ? NULL : length, value});
                     } else {
-                        execute(insert.bind(key, tid, length, value));
+                        execute(key, insert, key, tid, length, value);
                         written.put(tid, new Object[] {key, tid, length == null ? NULL : length, value});
                     }
                     mine.add(tid);

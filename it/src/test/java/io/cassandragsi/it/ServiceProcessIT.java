@@ -13,7 +13,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,57 +28,18 @@ import org.junit.jupiter.api.Test;
  * split the shards between them and converge too.
  */
 class ServiceProcessIT {
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
-    private final List<Process> processes = new ArrayList<>();
+    private static final HttpClient HTTP = ServeProcess.HTTP;
+    private final List<ServeProcess> processes = new ArrayList<>();
 
     @AfterEach
     void stopAll() {
-        for (Process p : processes) {
-            p.destroyForcibly();
-        }
+        processes.forEach(ServeProcess::close);
     }
 
-    private Process serve(String name, int httpPort) throws IOException {
-        Path jar = Path.of("../repair-service/target/gsi.jar");
-        assertThat(jar).as("gsi.jar is built in the package phase").exists();
-        Path dir = Files.createDirectories(Path.of("target/serve"));
-        Path config = dir.resolve(name + ".yaml");
-        var cp = SharedCluster.contactPoint();
-        Files.writeString(config, "cassandra:\n  contact_points: [\"" + cp.getAddress().getHostAddress() + ":" + cp.getPort() + "\"]\n"
-                + "http:\n  port: " + httpPort + "\n");
-        Path log = dir.resolve(name + ".log");
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m", "-jar",
-                jar.toString(), "serve", "--config", config.toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    private ServeProcess serve(String name, int httpPort) throws IOException, InterruptedException {
+        ServeProcess p = ServeProcess.start(name, httpPort, List.of(SharedCluster.contactPoint()), "");
         processes.add(p);
-        return p;
-    }
-
-    private static Map<String, Object> status(int port) {
-        try {
-            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/admin/status")).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            @SuppressWarnings("unchecked")
-            Map<String, Object> m = new com.fasterxml.jackson.databind.ObjectMapper().readValue(r.body(), Map.class);
-            return m;
-        } catch (Exception e) {
-            return null;
-        }
-    }
-
-    private static void awaitUp(int port, Process p) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + 120_000;
-        while (status(port) == null) {
-            assertThat(p.isAlive()).as("gsi serve on port %d exited; see it/target/serve/*.log", port).isTrue();
-            assertThat(System.currentTimeMillis()).as("gsi serve on port %d did not come up", port).isLessThan(deadline);
-            Thread.sleep(300);
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Set<Integer> shards(int port) {
-        Map<String, Object> s = status(port);
-        return s == null ? Set.of() : new HashSet<>((List<Integer>) s.get("shards"));
+        return p.awaitUp();
     }
 
     @Test
@@ -89,8 +49,7 @@ class ServiceProcessIT {
         SharedCluster.apply(def);
         long seed = RepairServiceIT.seed();
         System.out.println("ServiceProcessIT kill seed " + seed);
-        Process first = serve("kill-first", 18091);
-        awaitUp(18091, first);
+        ServeProcess first = serve("kill-first", 18091);
         HistoryRun run = new HistoryRun(session, def, seed);
         ExecutorService writer = Executors.newSingleThreadExecutor();
         Future<?> writing = writer.submit(() -> {
@@ -98,15 +57,12 @@ class ServiceProcessIT {
             return null;
         });
         Thread.sleep(1500);
-        first.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
-        first.destroyForcibly(); // kill -9, mid-backlog
-        first.waitFor();
+        first.kill(); // kill -9, mid-backlog
         writing.get();
         writer.shutdown();
-        Process second = serve("kill-second", 18092);
-        awaitUp(18092, second);
+        ServeProcess second = serve("kill-second", 18092);
         Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 120_000);
-        System.out.println("after kill -9 and restart: " + drift + "; " + status(18092));
+        System.out.println("after kill -9 and restart: " + drift + "; " + second.status());
         for (HistoryRun.Drift d : drift.values()) {
             assertThat(d.clean()).as("seed %d: %s", seed, d).isTrue();
         }
@@ -146,10 +102,8 @@ class ServiceProcessIT {
         SharedCluster.apply(def);
         long seed = RepairServiceIT.seed() + 17;
         System.out.println("ServiceProcessIT two instances seed " + seed);
-        Process a = serve("two-a", 18093);
-        Process b = serve("two-b", 18094);
-        awaitUp(18093, a);
-        awaitUp(18094, b);
+        ServeProcess a = serve("two-a", 18093);
+        ServeProcess b = serve("two-b", 18094);
         HistoryRun run = new HistoryRun(session, def, seed);
         run.write(30, 1200, 3);
         // balanced: each holds its fair share, and no shard is held by both
@@ -158,8 +112,8 @@ class ServiceProcessIT {
         Set<Integer> sb;
         do {
             Thread.sleep(500);
-            sa = shards(18093);
-            sb = shards(18094);
+            sa = a.shards();
+            sb = b.shards();
         } while ((sa.size() != 4 || sb.size() != 4) && System.currentTimeMillis() < deadline);
         System.out.println("instance a shards " + sa + ", instance b shards " + sb);
         assertThat(sa).hasSize(4);
@@ -181,12 +135,11 @@ class ServiceProcessIT {
             assertThat(asOf).as("a safe time of both instances' progress").isAfter(java.time.Instant.now().minusSeconds(30));
         }
         // one instance dies: the other takes its shards over
-        a.destroyForcibly();
-        a.waitFor();
+        a.kill();
         deadline = System.currentTimeMillis() + 60_000;
         do {
             Thread.sleep(500);
-            sb = shards(18094);
+            sb = b.shards();
         } while (sb.size() != 8 && System.currentTimeMillis() < deadline);
         assertThat(sb).as("the survivor takes over all shards").hasSize(8);
         List<Row> leases = session.execute("SELECT shard, owner FROM gsi.leases").all();
