@@ -97,6 +97,15 @@ final class ConsistentProbe implements AutoCloseable {
     /** The judgement: items read, items left out (rows with failed writes), and each false positive described. */
     record Verdict(int items, int leftOut, List<String> falsePositives) {}
 
+    /** Judges every item ({@link #judge}), prints the figures, and fails on a false positive or when no read was answered. */
+    void assertNoFalsePositives(String when, long seed) {
+        Verdict v = judge();
+        System.out.printf("%s, seed %d: %d consistent reads (%d failed during the fault), %d items judged, %d left out (rows with failed writes), "
+                + "%d false positives%n", when, seed, reads.get(), failedReads.get(), v.items() - v.leftOut(), v.leftOut(), v.falsePositives().size());
+        org.assertj.core.api.Assertions.assertThat(v.falsePositives()).as("%s: seed %d: consistent reads during the fault", when, seed).isEmpty();
+        org.assertj.core.api.Assertions.assertThat(reads.get()).as("consistent reads answered during %s", when).isPositive();
+    }
+
     /** Judges every item read against the base at ALL; call after the faults healed. */
     Verdict judge() {
         Map<HistoryRun, Map<String, TreeMap<UUID, BigInteger>>> bases = new HashMap<>();

@@ -68,6 +68,29 @@ final class ServeProcess implements AutoCloseable {
         }
     }
 
+    /** What {@code gsi status --url} prints for this instance, as an operator sees it in a terminal. */
+    String statusText() throws IOException, InterruptedException {
+        Process status = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                Path.of("../repair-service/target/gsi.jar").toString(), "status", "--url", "http://127.0.0.1:" + port).redirectErrorStream(true)
+                .start();
+        String printed = new String(status.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        status.waitFor();
+        return printed;
+    }
+
+    /** The status page at {@code GET /}, or an empty string while the API does not answer. */
+    String page() {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/")).timeout(java.time.Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+
     /** Waits until the API answers; fails naming the log when the process exits or takes over 2 minutes. */
     ServeProcess awaitUp() throws InterruptedException {
         long deadline = System.currentTimeMillis() + 120_000;

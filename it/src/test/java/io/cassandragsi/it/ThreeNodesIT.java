@@ -68,28 +68,31 @@ class ThreeNodesIT {
     @Test
     @Order(2)
     void should_equal_the_oracle_when_a_node_is_killed_under_load_and_restarted() throws Exception {
-        long seed = RepairServiceIT.seed() + 100;
-        System.out.println("ThreeNodesIT kill seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
-        ThreeNodes.Runs runs = ThreeNodes.writeAll("kill", seed, 6000, () -> {
-            try {
-                Thread.sleep(3000);
+        long base = RepairServiceIT.seed();
+        long seed = base + 100;
+        System.out.println("ThreeNodesIT kill seed " + seed + " (replay with -Dgsi.seed=" + base + ")");
+        ThreeNodes.Runs runs = ThreeNodes.runs("kill", seed);
+        try (ConsistentProbe probe = new ConsistentProbe(session, runs.versioned())) {
+            ThreeNodes.write(runs, 6000, () -> {
+                ThreeNodes.sleep(3000);
                 cluster.kill(2);
                 System.out.println("killed node 2 (kill -9)");
-                Thread.sleep(15_000);
+                ThreeNodes.sleep(15_000);
                 cluster.start(2);
                 System.out.println("node 2 back");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        assertConverged("a node killed and restarted", seed, runs);
+            });
+            ThreeNodes.sleep(ConsistentProbe.BEHIND_SECONDS * 1000L); // the probe reads 30 s back: past the fault too
+            probe.finish();
+            assertConverged("a node killed and restarted", seed, runs);
+            probe.assertNoFalsePositives("a node killed and restarted", seed);
+        }
     }
 
     @Test
     @Order(3)
     void should_equal_the_oracle_when_the_trigger_is_reloaded_under_load() throws Exception {
         long seed = RepairServiceIT.seed() + 200;
-        System.out.println("ThreeNodesIT reload seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
+        System.out.println("ThreeNodesIT reload seed " + seed + " (replay with -Dgsi.seed=" + (seed - 200) + ")");
         ThreeNodes.Runs runs = ThreeNodes.writeAll("reload", seed, 4000, () -> {
             try {
                 Thread.sleep(2000);
