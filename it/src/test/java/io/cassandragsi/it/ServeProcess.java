@@ -80,8 +80,13 @@ final class ServeProcess implements AutoCloseable {
 
     /** The status page at {@code GET /}, or an empty string while the API does not answer. */
     String page() {
+        return get("/");
+    }
+
+    /** The body of {@code GET path} ({@code /metrics}, ...), or an empty string while the API does not answer. */
+    String get(String path) {
         try {
-            return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/")).timeout(java.time.Duration.ofSeconds(10)).build(),
+            return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(java.time.Duration.ofSeconds(10)).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
         } catch (IOException e) {
             return "";
