@@ -386,8 +386,10 @@ class ReadIT {
                 Random rnd = new Random(seed * 17 + writer);
                 int n = 0;
                 while (!stop.get()) {
+                    floor.set(writer, Tids.ticks(Instant.now()));
+                    // the tid's time is taken after the floor is announced: a reader that did not see the floor yet took
+                    // its moment before this one (taking it before announcing let a tid fall behind a read's moment)
                     long now = Tids.ticks(Instant.now());
-                    floor.set(writer, now);
                     // a tick of its own: tids of one row in the same 100-ns tick tie (README, write-timestamp rule)
                     UUID tid = Tids.fromTicks(clock.updateAndGet(c -> Math.max(c + 1, now)), rnd.nextLong());
                     String key = "k" + rnd.nextInt(30);
