@@ -68,14 +68,21 @@ final class ServeProcess implements AutoCloseable {
         }
     }
 
-    /** What {@code gsi status --url} prints for this instance, as an operator sees it in a terminal. */
-    String statusText() throws IOException, InterruptedException {
+    /** What a {@code gsi status --url} process printed, and its exit code. */
+    record Printed(int exit, String text) {}
+
+    /** {@code gsi status --url} for this instance, run as an operator runs it from a terminal. */
+    Printed statusCommand() throws IOException, InterruptedException {
         Process status = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
                 Path.of("../repair-service/target/gsi.jar").toString(), "status", "--url", "http://127.0.0.1:" + port).redirectErrorStream(true)
                 .start();
         String printed = new String(status.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        status.waitFor();
-        return printed;
+        return new Printed(status.waitFor(), printed);
+    }
+
+    /** What {@code gsi status --url} prints for this instance. */
+    String statusText() throws IOException, InterruptedException {
+        return statusCommand().text();
     }
 
     /** The status page at {@code GET /}, or an empty string while the API does not answer. */

@@ -66,27 +66,25 @@ class ServiceProcessIT {
         for (HistoryRun.Drift d : drift.values()) {
             assertThat(d.clean()).as("seed %d: %s", seed, d).isTrue();
         }
-        seenByPeople(18092);
+        seenByPeople(second);
     }
 
     /**
      * What an operator sees of a running service: {@code gsi status} (a process, as from a
      * terminal), the page at {@code GET /}, and every metric the Grafana dashboard in docs/ charts.
      */
-    private void seenByPeople(int port) throws Exception {
-        Process status = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                Path.of("../repair-service/target/gsi.jar").toString(), "status", "--url", "http://127.0.0.1:" + port).redirectErrorStream(true)
-                .start();
-        String printed = new String(status.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertThat(status.waitFor()).as(printed).isZero();
+    private void seenByPeople(ServeProcess service) throws Exception {
+        int port = service.port;
+        ServeProcess.Printed status = service.statusCommand();
+        String printed = status.text();
+        assertThat(status.exit()).as(printed).isZero();
         assertThat(printed).startsWith("Repair service (http://127.0.0.1:" + port + ")").contains("Cassandra nodes")
                 .containsPattern("\\n  \\S+:\\d+ +\\S+ +UP\\n").contains("it_kill.revisions/by_length").contains("safe time, tables in service mode");
         HttpResponse<String> page = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(page.statusCode()).isEqualTo(200);
         assertThat(page.body()).contains("<h2>Waiting for</h2>").contains("it_kill.revisions/by_length");
-        String metrics = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        String metrics = service.get("/metrics");
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("gsi_[a-z_]+").matcher(Files.readString(Path.of("../docs/grafana-dashboard.json")));
         Set<String> charted = new java.util.TreeSet<>();
         while (m.find()) {

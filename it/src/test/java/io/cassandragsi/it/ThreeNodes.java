@@ -164,6 +164,8 @@ final class ThreeNodes {
             System.out.printf("%s, %s mode, versioned, seed %d: %d writes failed; converged %.1f s after the writes: %s%n", when,
                     run.def.maintenance().jsonName(), seed, run.failed.get(), (System.currentTimeMillis() - t0) / 1000.0, drift);
             for (Map.Entry<String, HistoryRun.Drift> e : drift.entrySet()) {
+                soft.assertThat(e.getValue().expected()).as("%s: %s index %s: entries the oracle expects", when, run.def.keyspace(), e.getKey())
+                        .isPositive(); // an empty history would judge nothing
                 soft.assertThat(e.getValue().clean()).as("%s: seed %d %s index %s: %s", when, seed, run.def.keyspace(), e.getKey(), e.getValue()).isTrue();
             }
         }
@@ -177,6 +179,7 @@ final class ThreeNodes {
             System.out.printf("%s, %s mode, unversioned, seed %d: %d writes acknowledged, %d failed; converged %.1f s after the writes; drift %s%n",
                     when, run.def.maintenance().jsonName(), seed, run.written.get(), run.failed.get(), (System.currentTimeMillis() - t0) / 1000.0,
                     drift.size() > 20 ? drift.subList(0, 20) + " and " + (drift.size() - 20) + " more" : drift);
+            soft.assertThat(run.written.get()).as("%s: %s: acknowledged writes", when, run.def.keyspace()).isPositive();
             soft.assertThat(drift).as("%s: seed %d %s", when, seed, run.def.keyspace()).isEmpty();
         }
         // check also judges what the oracles above leave out (an unversioned entry's _tid and _deleted): clean, or
