@@ -55,6 +55,9 @@ public final class CqlGenerator {
         }
         for (Index index : def.indexes().values()) {
             out.add(new Statement("index " + index.name(), createIndexTable(def, index)));
+            if (index.bucket() != null) {
+                out.add(new Statement("bucket table of index " + index.name(), BucketLayout.of(index).createTable(def)));
+            }
         }
         if (!def.indexes().isEmpty()) {
             out.add(new Statement("trigger", createTrigger(def)));

@@ -34,6 +34,7 @@ public final class Definitions {
     private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_]*");
     private static final Set<String> TOP_LEVEL = Set.of("keyspace", "table", "versioned", "maintenance", "attributes", "index", "secondaryIndexes");
     private static final Set<String> ELEMENT_KEYS = Set.of("type", "attribute", "order");
+    private static final Set<String> BUCKET_KEYS = Set.of("type", "period");
     private static final Set<String> RESERVED_KEYSPACES = Set.of(
             "system", "system_schema", "system_auth", "system_distributed", "system_traces",
             "system_virtual_schema", "system_views", "system_cluster_metadata");
@@ -102,6 +103,9 @@ public final class Definitions {
             }
             for (Column c : index.proj()) {
                 parts.addObject().put("type", "proj").put("attribute", c.name());
+            }
+            if (index.bucket() != null) {
+                parts.addObject().put("type", "bucket").put("period", index.bucket().jsonName());
             }
         }
         try {
@@ -261,7 +265,7 @@ public final class Definitions {
             String kind = element.path("type").asText("");
             boolean kindOk = kind.equals("hash") || kind.equals("range") || (allowProj && kind.equals("proj"));
             if (!kindOk) {
-                throw error(index, attribute, "unknown type '" + kind + "' (expected: " + (allowProj ? "hash, range or proj" : "hash or range") + ")");
+                throw error(index, attribute, "unknown type '" + kind + "' (expected: " + (allowProj ? "hash, range, proj or bucket" : "hash or range") + ")");
             }
             AttrType type = attributes.get(attribute);
             if (type == null) {
@@ -283,6 +287,35 @@ public final class Definitions {
                 }
             }
             return new Part(kind, new Column(attribute, type, order));
+        }
+
+        /**
+         * A {@code {"type": "bucket", "period": "day"|"month"|"year"}} element (docs/design.md
+         * section 2): only on a versioned table, whose base keeps the history that a bucket is
+         * sealed from (section 9.4).
+         */
+        private BucketPeriod bucket(TableDef def, String index, JsonNode element) {
+            for (Iterator<String> it = element.fieldNames(); it.hasNext();) {
+                String field = it.next();
+                if (!BUCKET_KEYS.contains(field)) {
+                    throw error(index, null, "unknown field '" + field + "' in a bucket element (expected: type, period)");
+                }
+            }
+            JsonNode periodNode = element.get("period");
+            BucketPeriod period = periodNode != null && periodNode.isTextual() ? BucketPeriod.fromJson(periodNode.asText()) : null;
+            if (period == null) {
+                throw error(index, null, "a bucket's 'period' must be \"day\", \"month\" or \"year\", not " + (periodNode == null ? "missing" : periodNode));
+            }
+            if (!def.versioned()) {
+                throw error(index, null, "a bucket needs a versioned table (the last primary-key attribute a timeuuid): "
+                        + def.qualifiedName() + " is unversioned, its base keeps no history to fill a bucket from");
+            }
+            String tableName = period.tableName(def.table(), index);
+            if (tableName.length() > MAX_TABLE_NAME) {
+                throw error(index, null, "bucket table name '" + tableName + "' is too long for Cassandra (" + tableName.length()
+                        + " characters, at most " + MAX_TABLE_NAME + ")");
+            }
+            return period;
         }
 
         private void indexes(TableDef def) {
@@ -309,13 +342,22 @@ public final class Definitions {
                             + tableName.length() + " characters, at most " + MAX_TABLE_NAME + ")");
                 }
                 if (!e.getValue().isArray() || e.getValue().isEmpty()) {
-                    throw error(name, null, "must be a non-empty array of {\"type\": \"hash\"|\"range\"|\"proj\", \"attribute\": ...}");
+                    throw error(name, null, "must be a non-empty array of {\"type\": \"hash\"|\"range\"|\"proj\", \"attribute\": ...}"
+                            + " (and at most one {\"type\": \"bucket\", \"period\": \"day\"|\"month\"|\"year\"})");
                 }
                 List<Column> hash = new ArrayList<>();
                 List<Column> range = new ArrayList<>();
                 List<Column> proj = new ArrayList<>();
                 Set<String> seen = new HashSet<>();
+                BucketPeriod bucket = null;
                 for (JsonNode element : e.getValue()) {
+                    if (element != null && element.isObject() && "bucket".equals(element.path("type").asText(null))) {
+                        if (bucket != null) {
+                            throw error(name, null, "declares two buckets; an index has at most one {\"type\": \"bucket\", \"period\": ...}");
+                        }
+                        bucket = bucket(def, name, element);
+                        continue;
+                    }
                     Part part = part(element, name, def.attributes(), true);
                     String attr = part.column.name();
                     if (!seen.add(attr)) {
@@ -353,7 +395,13 @@ public final class Definitions {
                     }
                 }
                 keyShapes.put(name, shape);
-                def.addIndex(name, hash, range, proj);
+                Column tid = def.tid();
+                if (bucket != null && tid != null && (hash.stream().anyMatch(c -> c.name().equals(tid.name()))
+                        || range.stream().anyMatch(c -> c.name().equals(tid.name())))) {
+                    throw error(name, tid.name(), "a bucket needs an index that keeps one entry per row; this one's key holds the tid, so it"
+                            + " keeps one entry per version, which a read in the past finds by its tid already: remove the bucket element");
+                }
+                def.addIndex(name, hash, range, proj, bucket);
             }
         }
     }

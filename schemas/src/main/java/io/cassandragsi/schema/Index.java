@@ -29,9 +29,14 @@ public final class Index {
     private final List<Column> partitionColumns;
     private final List<Column> clusteringColumns;
     private final boolean perVersion;
+    /** The period of the index's bucket table (docs/design.md section 3.7), or null: none. */
+    private final BucketPeriod bucket;
+    private final String bucketTableName;
 
-    Index(TableDef table, String name, List<Column> hash, List<Column> range, List<Column> proj) {
+    Index(TableDef table, String name, List<Column> hash, List<Column> range, List<Column> proj, BucketPeriod bucket) {
         this.name = name;
+        this.bucket = bucket;
+        this.bucketTableName = bucket == null ? null : bucket.tableName(table.table(), name);
         this.tableName = tableName(table.table(), name);
         this.hash = List.copyOf(hash);
         this.range = List.copyOf(range);
@@ -66,6 +71,16 @@ public final class Index {
 
     public String name() {
         return name;
+    }
+
+    /** The period of the index's bucket table, or null when the index declares no bucket. */
+    public BucketPeriod bucket() {
+        return bucket;
+    }
+
+    /** The name of the bucket table ({@code idx_<table>_<index>_<period>}), or null when the index declares no bucket. */
+    public String bucketTableName() {
+        return bucketTableName;
     }
 
     /** Name of the index table in the base keyspace. */

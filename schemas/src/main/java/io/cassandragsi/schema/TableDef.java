@@ -39,8 +39,8 @@ public final class TableDef {
         this.clustering = List.copyOf(clustering);
     }
 
-    void addIndex(String name, List<Column> hash, List<Column> range, List<Column> proj) {
-        indexes.put(name, new Index(this, name, hash, range, proj));
+    void addIndex(String name, List<Column> hash, List<Column> range, List<Column> proj, BucketPeriod bucket) {
+        indexes.put(name, new Index(this, name, hash, range, proj, bucket));
     }
 
     public String keyspace() {
