@@ -19,6 +19,9 @@ public interface ScanStores {
 
     EntryScans entries();
 
+    /** Where a fix records a change to the history of ended buckets (docs/design.md section 9.4). */
+    io.cassandragsi.maintain.BucketChanges buckets();
+
     /** The rows-table record of one row, without its per-version keys; null when nothing recorded it. */
     CompletableFuture<RowRecord> record(List<ByteBuffer> rowKey);
 }

@@ -46,7 +46,7 @@ public final class VersionedEntries extends Judged<RowHistory.Versions> implemen
     }
 
     /** Projected values of a version, in the index's projection order. */
-    private static List<ByteBuffer> projections(IndexPlan index, Version v) {
+    static List<ByteBuffer> projections(IndexPlan index, Version v) {
         int[] attrs = index.projAttributes();
         ByteBuffer[] out = new ByteBuffer[attrs.length];
         for (int i = 0; i < attrs.length; i++) {

@@ -48,6 +48,11 @@ public final class TablePlan {
         return indexes;
     }
 
+    /** True when some index declares a bucket (docs/design.md section 3.7). */
+    public boolean hasBuckets() {
+        return indexes.stream().anyMatch(p -> p.index().bucket() != null);
+    }
+
     /** The tid's attribute position; -1 for an unversioned table. */
     public int tidAttribute() {
         return tidAttribute;

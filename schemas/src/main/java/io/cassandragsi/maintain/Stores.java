@@ -19,6 +19,9 @@ public interface Stores {
     /** Rows-table writes sent at once. */
     Writes.Now now();
 
+    /** Where changes to the history of ended buckets are recorded (a versioned table with a bucketed index). */
+    BucketChanges buckets();
+
     /**
      * Whether repairs on this storage recompute rows and reconcile whole partitions and conditional
      * writes (the repair service), or only do plain diffs and reconciles and hand the rest off

@@ -15,7 +15,8 @@ public sealed interface TableKind permits VersionedTable, UnversionedTable {
     /** The kind of the table {@code plan} indexes, reading and writing through {@code stores}. */
     static TableKind of(TablePlan plan, Stores stores, RepairCounters counters) {
         return plan.versioned()
-                ? new VersionedTable(plan, stores.versions(), stores.records(), stores.entries(), stores.now(), stores.recomputes(), counters)
+                ? new VersionedTable(plan, stores.versions(), stores.records(), stores.entries(), stores.now(), stores.recomputes(), counters,
+                        plan.hasBuckets() ? stores.buckets() : null)
                 : new UnversionedTable(plan, stores.current(), stores.records(), stores.entries(), stores.now(), stores.recomputes(), counters);
     }
 

@@ -1,5 +1,6 @@
 package io.cassandragsi.maintain;
 
+import io.cassandragsi.index.BucketRule;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.RowReconcile;
 import io.cassandragsi.index.TablePlan;
@@ -41,9 +42,13 @@ public final class VersionedTable implements TableKind {
     /** False on storage whose reads are bounded (the in-node maintainer): anything but a plain repair is handed off. */
     private final boolean recomputes;
     private final String name;
+    /** Where changes to ended buckets go (null: the table has no bucketed index). */
+    private final BucketChanges buckets;
 
-    VersionedTable(TablePlan plan, VersionReads versions, RecordReads records, EntryReads entries, Writes.Now now, boolean recomputes, RepairCounters counters) {
+    VersionedTable(TablePlan plan, VersionReads versions, RecordReads records, EntryReads entries, Writes.Now now, boolean recomputes,
+            RepairCounters counters, BucketChanges buckets) {
         this.plan = plan;
+        this.buckets = buckets;
         this.versions = versions;
         this.records = records;
         this.entries = entries;
@@ -123,6 +128,20 @@ public final class VersionedTable implements TableKind {
 
     @Override
     public Outcome repair(MarkerGroup g, Prefetched pre, Writes.Sink sink) {
+        BucketRule.Change change = buckets == null ? null : BucketRule.change(plan, g.wholePartition() ? null : g.tidMin(), buckets.now());
+        if (change != null && !recomputes) {
+            return Outcome.HANDOFF; // the repair service records changes to ended buckets
+        }
+        Outcome outcome = repairRows(g, pre, sink);
+        if (change != null && (outcome == Outcome.DONE || outcome == Outcome.AGAIN)) {
+            // after the reads that saw the group's versions, before the group counts as done: a seal that
+            // started before now may have missed them, and this ends it (docs/design.md section 9.4)
+            buckets.record(change);
+        }
+        return outcome;
+    }
+
+    private Outcome repairRows(MarkerGroup g, Prefetched pre, Writes.Sink sink) {
         List<ByteBuffer> pk = partitionKey(g);
         ReadLevel level = g.baseReadLevel();
         if (g.wholePartition() || g.recompute()) {

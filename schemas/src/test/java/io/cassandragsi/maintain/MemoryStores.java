@@ -32,9 +32,12 @@ public final class MemoryStores implements Stores {
     /** What reached the storage, in order; shared by every view of these tables. */
     public final List<Sent> sent;
     private final boolean recomputes;
+    private final LongSupplier nowMillis;
 
     private MemoryStores(TablePlan plan, MemoryVersions base, MemoryCurrent current, MemoryRecords records, MemoryEntries entries,
-            List<Sent> sent, boolean recomputes) {
+            List<Sent> sent, boolean recomputes, LongSupplier nowMillis, List<io.cassandragsi.index.BucketRule.Change> bucketChanges) {
+        this.nowMillis = nowMillis;
+        this.bucketChanges = bucketChanges;
         this.plan = plan;
         this.base = base;
         this.current = current;
@@ -48,17 +51,17 @@ public final class MemoryStores implements Stores {
     public static MemoryStores of(TablePlan plan, LongSupplier nowMillis) {
         boolean versioned = plan.versioned();
         return new MemoryStores(plan, versioned ? new MemoryVersions(plan, nowMillis) : null, versioned ? null : new MemoryCurrent(plan, nowMillis),
-                new MemoryRecords(plan.table(), nowMillis), new MemoryEntries(plan.indexes(), nowMillis), new ArrayList<>(), true);
+                new MemoryRecords(plan.table(), nowMillis), new MemoryEntries(plan.indexes(), nowMillis), new ArrayList<>(), true, nowMillis, new java.util.concurrent.CopyOnWriteArrayList<>());
     }
 
     /** The same tables, as the in-node maintainer's storage: no recomputes. */
     public MemoryStores node() {
-        return new MemoryStores(plan, base, current, records, entries, sent, false);
+        return new MemoryStores(plan, base, current, records, entries, sent, false, nowMillis, bucketChanges);
     }
 
     /** The same tables, as the repair service's storage. */
     public MemoryStores service() {
-        return new MemoryStores(plan, base, current, records, entries, sent, true);
+        return new MemoryStores(plan, base, current, records, entries, sent, true, nowMillis, bucketChanges);
     }
 
     @Override
@@ -98,6 +101,27 @@ public final class MemoryStores implements Stores {
     @Override
     public boolean recomputes() {
         return recomputes;
+    }
+
+    /** The changes to ended buckets recorded so far, in order; shared by every view of these tables. */
+    public final List<io.cassandragsi.index.BucketRule.Change> bucketChanges;
+
+    @Override
+    public BucketChanges buckets() {
+        return new BucketChanges() {
+            @Override
+            public java.time.Instant now() {
+                return java.time.Instant.ofEpochMilli(nowMillis.getAsLong());
+            }
+
+            @Override
+            public void record(io.cassandragsi.index.BucketRule.Change change) {
+                if (!recomputes) {
+                    throw new IllegalStateException("the in-node maintainer hands changes to ended buckets to the repair service");
+                }
+                bucketChanges.add(change);
+            }
+        };
     }
 
     /** A sink that keeps what it is handed in {@link #sent} and applies it at once. */

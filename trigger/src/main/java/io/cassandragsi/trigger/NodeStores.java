@@ -211,6 +211,14 @@ final class NodeStores implements Stores {
     }
 
     @Override
+    public io.cassandragsi.maintain.BucketChanges buckets() {
+        // the repair core hands such a group off on this storage (recomputes() is false): docs/design.md section 9.4
+        return io.cassandragsi.maintain.BucketChanges.of(change -> {
+            throw new IllegalStateException("the in-node maintainer hands changes to ended buckets to the repair service");
+        });
+    }
+
+    @Override
     public Writes.Now now() {
         return writes -> {
             long nowInSec = FBUtilities.nowInSeconds();
