@@ -77,7 +77,7 @@ public final class QueryCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         CqlSession session = ConnectionOptions.open(config);
         ServiceStatus service = new ServiceStatus(config, url);
-        try (session; IndexReader reader = new IndexReader(session, new Catalog(session), null, config.consistency().read(), null,
+        try (session; IndexReader reader = new IndexReader(session, new Catalog(session, config.projectKeyspace()), null, config.consistency().read(), null,
                 IndexReader.CHECK_CONCURRENCY, def -> safeTime(service, def))) {
             IndexReader.Query q = new IndexReader.Query(target.keyspace(), target.table(), index, values, gt, ge, lt, le,
                     limit, null, consistent, asOf, from, until);

@@ -134,7 +134,31 @@ final class CheckFix<H extends RowHistory> {
             check.progress.writes(rw.index().size());
         }
         rest.await();
+        recordBucketChanges(fixes);
         verify(fixes);
+    }
+
+    /**
+     * A fixed row of a table with buckets had a history the seals may not have seen (a write that
+     * bypassed the trigger, section 9.3): its change is recorded from its first version on, or for
+     * every bucket when it has none left (docs/design.md section 9.4).
+     */
+    private void recordBucketChanges(List<RowFix<H>> fixes) {
+        TablePlan plan = check.rule.plan();
+        if (!plan.hasBuckets() || !plan.versioned()) {
+            return;
+        }
+        io.cassandragsi.maintain.BucketChanges buckets = check.stores.buckets();
+        java.util.Set<io.cassandragsi.index.BucketRule.Change> changes = new LinkedHashSet<>();
+        for (RowFix<H> f : fixes) {
+            java.util.UUID first = f.row() instanceof io.cassandragsi.check.RowHistory.Versions v && !v.versions().isEmpty()
+                    ? v.versions().get(0).tid() : null;
+            io.cassandragsi.index.BucketRule.Change c = io.cassandragsi.index.BucketRule.change(plan, first, buckets.now());
+            if (c != null) {
+                changes.add(c);
+            }
+        }
+        changes.forEach(buckets::record);
     }
 
     private void verify(List<RowFix<H>> fixes) throws InterruptedException {

@@ -24,6 +24,7 @@ import java.util.stream.Collectors;
  * exactly what the trigger indexes.
  */
 public final class Jobs {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Jobs.class);
     public static final String REBUILD = "rebuild";
     public static final String CHECK = "check";
     private static final DateTimeFormatter ID_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
@@ -37,7 +38,7 @@ public final class Jobs {
     private volatile JobLedger ledger;
 
     public Jobs(CqlSession session, GsiConfig config) {
-        this(session, new Catalog(session), new IndexWriter(session::executeAsync, IndexWriter.MAX_IN_FLIGHT), config.projectKeyspace(),
+        this(session, new Catalog(session, config.projectKeyspace()), new IndexWriter(session::executeAsync, IndexWriter.MAX_IN_FLIGHT), config.projectKeyspace(),
                 config.consistency());
     }
 
@@ -129,8 +130,43 @@ public final class Jobs {
         Catalog.Indexed indexed = t.table();
         Rebuild<?> rebuild = Rebuild.of(indexed.rule, indexed.scans(read, options.pageSize()), writes(indexed, options.maxInFlight()), t.indexes(),
                 l, options);
-        start(handle, () -> rebuild.run(job, progress, listener == null ? ProgressListener.NONE : listener, handle::cancelRequested));
+        start(handle, () -> {
+            RebuildResult r = rebuild.run(job, progress, listener == null ? ProgressListener.NONE : listener, handle::cancelRequested);
+            if (r.state() == JobState.DONE) {
+                // the ended buckets of the rebuilt indexes, from the base (docs/design.md section 9.4)
+                for (IndexPlan p : t.indexes()) {
+                    if (p.index().bucket() != null && !handle.cancelRequested()) {
+                        sealAll(indexed, p, options, progress, handle::cancelRequested);
+                    }
+                }
+            }
+            return r;
+        });
         return handle;
+    }
+
+    /** Seals every ended bucket of {@code index} (a rebuild's last phase); a missing bucket table is logged and skipped. */
+    private void sealAll(Catalog.Indexed table, IndexPlan index, RebuildOptions options, Progress progress, java.util.function.BooleanSupplier cancelled) {
+        if (!table.bucketTables.containsKey(index)) {
+            LOG.warn("index {} of {} declares a bucket, but its table {} is missing: run ./gsi schema apply, then rebuild", index.index().name(),
+                    table.definition.qualifiedName(), index.index().bucketTableName());
+            return;
+        }
+        String last = BucketSeal.lastSealable(index.index().bucket(), Instant.now());
+        seal(table, index).run(null, last, TokenRanges.split(options.effectiveSplits(nodes())), options.parallelism(), progress, cancelled);
+    }
+
+    /** Token ranges a seal of the bucket sealer reads, one after another. */
+    static final int SEAL_SPLITS = 64;
+
+    /** The service's bucket sealer over this process's tables (docs/design.md section 9.4), run while {@code mayRun} says so. Not started. */
+    public BucketSealer sealer(java.util.function.BooleanSupplier mayRun) {
+        return new BucketSealer(catalog, this, mayRun);
+    }
+
+    /** A seal of {@code index}'s buckets, reading at the service's level, writing through the process's writer (docs/design.md section 9.4). */
+    public BucketSeal seal(Catalog.Indexed table, IndexPlan index) {
+        return new BucketSeal(table, index, table.scans(read, 500).versions(), writer.capped(IndexWriter.MAX_IN_FLIGHT / 4), write);
     }
 
     private JobLedger.Header jobFor(JobLedger l, String keyspace, String table, String index, RebuildOptions options) {

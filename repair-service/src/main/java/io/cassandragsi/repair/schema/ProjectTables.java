@@ -28,7 +28,9 @@ public final class ProjectTables {
                 new Table(CheckpointsTable.TABLE, CheckpointsTable.WHAT, CheckpointsTable.createStatement(keyspace)),
                 new Table(LeasesTable.TABLE, LeasesTable.WHAT, LeasesTable.createStatement(keyspace)),
                 new Table(InstancesTable.TABLE, InstancesTable.WHAT, InstancesTable.createStatement(keyspace)),
-                new Table(JobsTable.TABLE, JobsTable.WHAT, JobsTable.createStatement(keyspace)));
+                new Table(JobsTable.TABLE, JobsTable.WHAT, JobsTable.createStatement(keyspace)),
+                new Table(io.cassandragsi.repair.store.BucketsTable.TABLE, io.cassandragsi.repair.store.BucketsTable.WHAT,
+                        io.cassandragsi.repair.store.BucketsTable.createStatement(keyspace)));
     }
 
     /**

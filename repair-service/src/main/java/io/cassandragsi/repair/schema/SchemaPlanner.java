@@ -77,6 +77,7 @@ public final class SchemaPlanner {
             List<String> names = new ArrayList<>();
             names.add(def.table());
             def.indexes().values().forEach(i -> names.add(i.tableName()));
+            def.indexes().values().stream().filter(i -> i.bucketTableName() != null).forEach(i -> names.add(i.bucketTableName()));
             for (String name : names) {
                 String qualified = def.keyspace() + "." + name;
                 String previous = tables.putIfAbsent(qualified, def.qualifiedName());
@@ -150,6 +151,13 @@ public final class SchemaPlanner {
                 }
             } else {
                 planIndexTable(def, index, table.get());
+            }
+            if (index.bucket() != null && live.table(def.keyspace(), index.bucketTableName()).isEmpty()) {
+                statements.add(new Statement("create bucket table " + def.keyspace() + "." + index.bucketTableName() + " (index " + index.name()
+                        + ", one bucket per " + index.bucket().jsonName() + ")", io.cassandragsi.schema.BucketLayout.of(index).createTable(def)));
+                if (base.isPresent() && table.isPresent()) {
+                    rebuild.add(candidate(def, index, "new bucket table (the rebuild seals the ended buckets)"));
+                }
             }
         }
         warnAboutOrphans(def, live);

@@ -28,6 +28,8 @@ public final class GsiServer implements AutoCloseable {
     private final JobRegistry jobs;
     /** Continuous anti-entropy (docs/design.md section 9.3), or null when the config turns it off. */
     private final io.cassandragsi.repair.jobs.AntiEntropy antiEntropy;
+    /** Seals the ended buckets of bucketed indexes (docs/design.md section 9.4). */
+    private final io.cassandragsi.repair.jobs.BucketSealer sealer;
 
     /**
      * The composition root of the service process: one {@link Catalog} (the live schema) and one
@@ -36,7 +38,7 @@ public final class GsiServer implements AutoCloseable {
      * /admin/jobs/{id}}), and the HTTP API over them.
      */
     public GsiServer(CqlSession session, GsiConfig config) {
-        Catalog catalog = new Catalog(session);
+        Catalog catalog = new Catalog(session, config.projectKeyspace());
         IndexWriter writer = new IndexWriter(catalog::execute, IndexWriter.MAX_IN_FLIGHT);
         this.service = new RepairService(session, config, catalog, writer);
         Jobs runner = new Jobs(session, catalog, writer, config.projectKeyspace(), config.consistency());
@@ -49,6 +51,9 @@ public final class GsiServer implements AutoCloseable {
         this.antiEntropy = config.antiEntropy().enabled()
                 ? runner.antiEntropy(config.antiEntropy(), () -> service.consumer().shards().contains(0), service::horizonMillis).start()
                 : null;
+        this.sealer = runner.sealer(() -> service.consumer().shards().contains(0)).start();
+        counter("gsi_buckets_sealed", "buckets the bucket sealer sealed", sealer.sealed);
+        counter("gsi_bucket_seal_failures", "bucket sealer rounds that failed (tried again at the next)", sealer.failures);
         if (antiEntropy != null) {
             counter("gsi_anti_entropy_rows", "base rows anti-entropy checked", antiEntropy.rowsTotal);
             for (String kind : io.cassandragsi.repair.jobs.AntiEntropy.kinds()) {
@@ -103,6 +108,8 @@ public final class GsiServer implements AutoCloseable {
         counter("gsi_read_base_checks", "base-table checks made by reads", reader.baseChecks);
         counter("gsi_read_false_positives", "index entries a base check denied", reader.falsePositives);
         counter("gsi_read_repairs", "read repairs queued", reader.readRepairs);
+        counter("gsi_read_index_rows", "index and bucket rows the reads fetched", reader.indexRows);
+        counter("gsi_reads_bucketed", "index reads that paged through a sealed bucket instead of the index table", reader.bucketReads);
         Gauge.builder("gsi_lag_seconds", service.consumer(), c -> c.lagMillis() / 1000.0)
                 .description("age of the oldest marker read and not finished").register(registry);
         for (io.cassandragsi.schema.Maintenance mode : io.cassandragsi.schema.Maintenance.values()) {
@@ -120,6 +127,7 @@ public final class GsiServer implements AutoCloseable {
     private java.util.Map<String, Object> status() {
         java.util.Map<String, Object> s = new java.util.LinkedHashMap<>(service.status());
         s.put("jobs", jobs.list());
+        s.put("buckets", sealer.status());
         s.put("anti_entropy", antiEntropy == null ? java.util.Map.of("state", "off (anti_entropy.enabled: false)") : antiEntropy.status());
         return s;
     }
@@ -158,6 +166,7 @@ public final class GsiServer implements AutoCloseable {
         if (antiEntropy != null) {
             antiEntropy.close();
         }
+        sealer.close();
         jobs.close();
         service.close();
         reader.close();

@@ -35,7 +35,7 @@ public final class RepairService implements AutoCloseable {
     private final boolean safeReads;
 
     public RepairService(CqlSession session, GsiConfig config) {
-        this(session, config, new Catalog(session), new IndexWriter(session::executeAsync, IndexWriter.MAX_IN_FLIGHT));
+        this(session, config, new Catalog(session, config.projectKeyspace()), new IndexWriter(session::executeAsync, IndexWriter.MAX_IN_FLIGHT));
     }
 
     /** Over a catalog and an index writer shared with the other parts of the process ({@link GsiServer}). */

@@ -53,10 +53,16 @@ public final class Catalog {
         public final RowsTable records;
         /** What the whole-index jobs ask of this table's kind (docs/design.md section 9), decided once. */
         public final EntryRule<?> rule;
+        /** Per index that declares a bucket and whose bucket table exists, that table (docs/design.md section 3.7). */
+        public final Map<IndexPlan, BucketTable> bucketTables;
+        /** The project keyspace's bucket states (null: a catalog made without the project keyspace). */
+        private final java.util.function.Supplier<BucketsTable> buckets;
         private final CqlSession session;
 
-        Indexed(CqlSession session, TableDef definition, List<Index> indexes) {
+        Indexed(CqlSession session, TableDef definition, List<Index> indexes, java.util.function.Supplier<BucketsTable> buckets,
+                Map<String, String> problems) {
             this.session = session;
+            this.buckets = buckets;
             this.definition = definition;
             this.plan = TablePlan.of(definition, indexes);
             this.rule = EntryRule.of(plan);
@@ -72,6 +78,42 @@ public final class Catalog {
             }
             this.indexTables = map;
             this.checks = checkMap;
+            Map<IndexPlan, BucketTable> bucketMap = new LinkedHashMap<>();
+            for (IndexPlan p : plan.indexes()) {
+                String name = p.index().bucketTableName();
+                if (name == null) {
+                    continue;
+                }
+                boolean exists = session.getMetadata().getKeyspace(CqlIdentifier.fromInternal(definition.keyspace()))
+                        .flatMap(k -> k.getTable(CqlIdentifier.fromInternal(name))).isPresent();
+                if (exists) {
+                    bucketMap.put(p, new BucketTable(session, definition, p));
+                } else {
+                    problems.put(definition.keyspace() + "." + name, "bucket table missing: run ./gsi schema apply (reads in the past use "
+                            + p.index().tableName() + " meanwhile)");
+                }
+            }
+            this.bucketTables = bucketMap;
+        }
+
+        /** The bucket states of the project keyspace; an {@link IllegalStateException} when the catalog was made without it. */
+        public BucketsTable buckets() {
+            BucketsTable b = buckets.get();
+            if (b == null) {
+                throw new IllegalStateException("bucket seals are read from the project keyspace, which this catalog was not given");
+            }
+            return b;
+        }
+
+        /** Where repairs and fixes record changes to ended buckets of this table (docs/design.md section 9.4), written at {@code cl}. */
+        public io.cassandragsi.maintain.BucketChanges bucketChanges(ConsistencyLevel cl) {
+            return io.cassandragsi.maintain.BucketChanges.of(change -> buckets().record(definition.keyspace(), definition.table(),
+                    definition.indexes().values(), change, java.time.Instant.now(), cl));
+        }
+
+        /** Whether {@link #buckets} answers. */
+        public boolean knowsBuckets() {
+            return buckets.get() != null;
         }
 
         /**
@@ -124,7 +166,36 @@ public final class Catalog {
     }
 
     public Catalog(CqlSession session) {
+        this(session, null);
+    }
+
+    /**
+     * @param projectKeyspace where the bucket seals are (docs/design.md section 9.4); null: bucket
+     *     tables are not read (reads in the past use the index tables)
+     */
+    public Catalog(CqlSession session, String projectKeyspace) {
         this.session = session;
+        this.projectKeyspace = projectKeyspace;
+    }
+
+    private final String projectKeyspace;
+    private volatile BucketsTable bucketsTable;
+
+    /** The bucket states, prepared on first use; null without a project keyspace. */
+    private BucketsTable bucketsTable() {
+        if (projectKeyspace == null) {
+            return null;
+        }
+        BucketsTable b = bucketsTable;
+        if (b == null) {
+            synchronized (this) {
+                if (bucketsTable == null) {
+                    bucketsTable = new BucketsTable(session, projectKeyspace);
+                }
+                b = bucketsTable;
+            }
+        }
+        return b;
     }
 
     /** Executes a write of any indexed table's (they share the session). */
@@ -232,7 +303,7 @@ public final class Catalog {
                 continue;
             }
             try {
-                out.put(e.getKey(), new Indexed(session, resolution.definition(), resolution.indexes()));
+                out.put(e.getKey(), new Indexed(session, resolution.definition(), resolution.indexes(), this::bucketsTable, problems));
             } catch (RuntimeException ex) {
                 problems.put(e.getKey(), ex.getMessage());
                 LOG.warn("cannot serve {}: {}", e.getKey(), ex.getMessage());

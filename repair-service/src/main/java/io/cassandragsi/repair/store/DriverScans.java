@@ -30,6 +30,11 @@ final class DriverScans implements ScanStores {
     }
 
     @Override
+    public io.cassandragsi.maintain.BucketChanges buckets() {
+        return table.bucketChanges(ConsistencyLevel.LOCAL_QUORUM);
+    }
+
+    @Override
     public RowScans<RowHistory.Versions> versions() {
         BaseTable base = table.base;
         return new RowScans<>() {

@@ -140,6 +140,11 @@ final class DriverStores implements Stores {
     }
 
     @Override
+    public io.cassandragsi.maintain.BucketChanges buckets() {
+        return table.bucketChanges(levels.write());
+    }
+
+    @Override
     public Writes.Now now() {
         return rows -> {
             List<CompletableFuture<?>> sent = new ArrayList<>();

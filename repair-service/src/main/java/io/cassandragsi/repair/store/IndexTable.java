@@ -197,19 +197,7 @@ public final class IndexTable {
     public CompletableFuture<BoundStatementBuilder> selectBound(Shape shape, List<ByteBuffer> fixed, ByteBuffer lower, ByteBuffer upper) {
         return select(shape).thenApply(ps -> {
             BoundStatementBuilder b = ps.boundStatementBuilder();
-            int i = 0;
-            if (plan.index().hasConstantPartition()) {
-                b.setBytesUnsafe(i++, plan.constantPartition());
-            }
-            for (ByteBuffer v : fixed) {
-                b.setBytesUnsafe(i++, v);
-            }
-            if (lower != null) {
-                b.setBytesUnsafe(i++, lower);
-            }
-            if (upper != null) {
-                b.setBytesUnsafe(i++, upper);
-            }
+            bind(b, 0, plan, fixed, lower, upper);
             return b;
         });
     }
@@ -220,7 +208,16 @@ public final class IndexTable {
     }
 
     private CompletableFuture<PreparedStatement> prepareSelect(Shape shape) {
-        Index index = plan.index();
+        return session.prepareAsync("SELECT " + String.join(", ", columns) + " FROM " + table + " WHERE "
+                + String.join(" AND ", where(plan.index(), shape))).toCompletableFuture();
+    }
+
+    /**
+     * The restrictions of a read's select of this shape, in the order {@link #bind} binds them: the
+     * index's partition key, the fixed range values, then the bounds on the next range attribute.
+     * A bucket table's select puts its label before them ({@link BucketTable}).
+     */
+    static List<String> where(Index index, Shape shape) {
         List<String> where = new ArrayList<>();
         for (Column c : index.partitionColumns()) {
             where.add(c.cqlName() + " = ?");
@@ -237,8 +234,24 @@ public final class IndexTable {
                 where.add(col + " " + shape.upperOp() + " ?");
             }
         }
-        return session.prepareAsync("SELECT " + String.join(", ", columns) + " FROM " + table + " WHERE " + String.join(" AND ", where))
-                .toCompletableFuture();
+        return where;
+    }
+
+    /** Binds what {@link #where} restricts from {@code from} on: the constant partition (an index without hash attributes), {@code fixed}, the bounds. */
+    static void bind(BoundStatementBuilder b, int from, IndexPlan plan, List<ByteBuffer> fixed, ByteBuffer lower, ByteBuffer upper) {
+        int i = from;
+        if (plan.index().hasConstantPartition()) {
+            b.setBytesUnsafe(i++, plan.constantPartition());
+        }
+        for (ByteBuffer v : fixed) {
+            b.setBytesUnsafe(i++, v);
+        }
+        if (lower != null) {
+            b.setBytesUnsafe(i++, lower);
+        }
+        if (upper != null) {
+            b.setBytesUnsafe(i++, upper);
+        }
     }
 
     /**

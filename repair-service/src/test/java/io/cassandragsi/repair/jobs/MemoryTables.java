@@ -222,6 +222,14 @@ final class MemoryTables implements ScanStores {
         };
     }
 
+    /** The changes to ended buckets the fixes recorded, in order. */
+    final List<io.cassandragsi.index.BucketRule.Change> bucketChanges = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Override
+    public io.cassandragsi.maintain.BucketChanges buckets() {
+        return io.cassandragsi.maintain.BucketChanges.of(bucketChanges::add);
+    }
+
     @Override
     public RowScans<RowHistory.Versions> versions() {
         return scans(this::versions);

@@ -1,0 +1,116 @@
+package io.cassandragsi.repair.store;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.BatchType;
+import com.datastax.oss.driver.api.core.cql.BatchableStatement;
+import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Statement;
+import io.cassandragsi.check.BucketEntries;
+import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.index.WriteTimestamps;
+import io.cassandragsi.schema.BucketLayout;
+import io.cassandragsi.schema.Column;
+import io.cassandragsi.schema.Cql;
+import io.cassandragsi.schema.TableDef;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+/**
+ * The bucket table of one index, {@code idx_<table>_<index>_<period>} (docs/design.md section 3.7;
+ * STYLE.md item 2): the seal's writes, every cell of seal g at the TS of g, so a later seal
+ * overwrites an earlier one's entries whatever the order (section 4.7); and the selects that reads
+ * page through, one per shape, which return the index table's columns in their order, then
+ * {@code _first} and {@code _seal}.
+ */
+public final class BucketTable {
+    private final CqlSession session;
+    private final IndexPlan plan;
+    private final BucketLayout layout;
+    private final String table;
+    private final PreparedStatement upsert;
+    private final List<String> columns;
+    private final Map<IndexTable.Shape, CompletableFuture<PreparedStatement>> selects = new ConcurrentHashMap<>();
+
+    public BucketTable(CqlSession session, TableDef def, IndexPlan plan) {
+        this.session = session;
+        this.plan = plan;
+        this.layout = BucketLayout.of(plan.index());
+        this.table = Cql.qualified(def.keyspace(), layout.tableName());
+        this.columns = layout.columns().stream().map(Column::cqlName).toList();
+        this.upsert = session.prepare("INSERT INTO " + table + " (" + Cql.quote(BucketLayout.LABEL_COLUMN) + ", " + String.join(", ", columns)
+                + ") VALUES (?, " + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ") USING TIMESTAMP ?");
+    }
+
+    public BucketLayout layout() {
+        return layout;
+    }
+
+    /** Seal {@code g}'s writes of one row's entries, by label then entry key: one statement per bucket partition. */
+    public List<Statement<?>> statements(Map<String, Map<List<ByteBuffer>, BucketEntries.Entry>> entries, UUID g, ConsistencyLevel cl) {
+        long ts = WriteTimestamps.of(g);
+        ByteBuffer seal = Tids.bytes(g);
+        int ps = plan.partitionSize();
+        Map<List<ByteBuffer>, List<BatchableStatement<?>>> byPartition = new LinkedHashMap<>();
+        entries.forEach((label, byKey) -> byKey.forEach((key, e) -> {
+            ByteBuffer l = StandardCharsets.UTF_8.encode(label);
+            BoundStatementBuilder b = upsert.boundStatementBuilder().setBytesUnsafe(0, l);
+            int i = 1;
+            for (ByteBuffer k : key) {
+                b.setBytesUnsafe(i++, k.duplicate());
+            }
+            for (ByteBuffer p : e.proj()) {
+                b.setBytesUnsafe(i++, p == null ? null : p.duplicate());
+            }
+            b.setBytesUnsafe(i++, Tids.bytes(e.tid()));
+            b.setBytesUnsafe(i++, e.deleted() == null ? null : Tids.bytes(e.deleted()));
+            b.setBytesUnsafe(i++, Tids.bytes(e.first()));
+            b.setBytesUnsafe(i++, seal.duplicate());
+            b.setLong(i, ts);
+            List<ByteBuffer> partition = new ArrayList<>();
+            partition.add(l);
+            partition.addAll(key.subList(0, ps));
+            byPartition.computeIfAbsent(partition, x -> new ArrayList<>()).add(b.setConsistencyLevel(cl).setIdempotence(true).build());
+        }));
+        List<Statement<?>> out = new ArrayList<>(byPartition.size());
+        for (List<BatchableStatement<?>> group : byPartition.values()) {
+            out.add(group.size() == 1 ? group.get(0)
+                    : BatchStatement.newInstance(BatchType.UNLOGGED, group).setConsistencyLevel(cl).setIdempotent(true));
+        }
+        return out;
+    }
+
+    /**
+     * A read's select of bucket {@code label}, bound: the label, then as {@link
+     * IndexTable#selectBound}. A failed preparation is forgotten, so that the next read prepares again.
+     */
+    public CompletableFuture<BoundStatementBuilder> selectBound(IndexTable.Shape shape, String label, List<ByteBuffer> fixed, ByteBuffer lower,
+            ByteBuffer upper) {
+        CompletableFuture<PreparedStatement> ps = selects.computeIfAbsent(shape, s -> {
+            List<String> where = new ArrayList<>();
+            where.add(Cql.quote(BucketLayout.LABEL_COLUMN) + " = ?");
+            where.addAll(IndexTable.where(plan.index(), s));
+            return session.prepareAsync("SELECT " + String.join(", ", columns) + " FROM " + table + " WHERE " + String.join(" AND ", where))
+                    .toCompletableFuture();
+        });
+        if (ps.isCompletedExceptionally()) {
+            selects.remove(shape, ps);
+        }
+        return ps.thenApply(p -> {
+            BoundStatementBuilder b = p.boundStatementBuilder().setString(0, label);
+            IndexTable.bind(b, 1, plan, fixed, lower, upper);
+            return b;
+        });
+    }
+}
