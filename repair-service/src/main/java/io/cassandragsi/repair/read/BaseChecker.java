@@ -69,8 +69,7 @@ final class BaseChecker {
             }
             UUID deleted = layout.deleted(r);
             UUID tid = layout.tid(r);
-            EntryDecision d = read.from() == null ? EntryDecision.ofEntry(table.plan.versioned(), read.consistent(), tid, deleted, q)
-                    : EntryDecision.inWindow(table.plan.versioned(), read.consistent(), tid, deleted, read.from(), q);
+            EntryDecision d = decision(read, r, tid, deleted);
             if (d == EntryDecision.SKIP) {
                 continue;
             }
@@ -128,6 +127,24 @@ final class BaseChecker {
             }
             return matches(decided);
         });
+    }
+
+    /** One entry's decision: of an index table's entry, or of a bucket's (only its seal's entries count). */
+    private static EntryDecision decision(ReadPlan read, Row r, UUID tid, UUID deleted) {
+        ReadPlan.Bucket bucket = read.bucket();
+        if (bucket != null) {
+            java.nio.ByteBuffer seal = r.getBytesUnsafe(bucket.sealColumn());
+            if (seal == null || !io.cassandragsi.index.Tids.uuid(seal).equals(bucket.seal())) {
+                return EntryDecision.SKIP; // an earlier seal's entry, which this one no longer has
+            }
+            java.nio.ByteBuffer f = r.getBytesUnsafe(bucket.firstColumn());
+            UUID first = f == null ? null : io.cassandragsi.index.Tids.uuid(f);
+            return read.from() == null ? EntryDecision.ofBucketEntry(tid, first, deleted, read.q())
+                    : EntryDecision.inBucketWindow(tid, first, deleted, read.from(), read.q());
+        }
+        boolean versioned = read.table().plan.versioned();
+        return read.from() == null ? EntryDecision.ofEntry(versioned, read.consistent(), tid, deleted, read.q())
+                : EntryDecision.inWindow(versioned, read.consistent(), tid, deleted, read.from(), read.q());
     }
 
     /**

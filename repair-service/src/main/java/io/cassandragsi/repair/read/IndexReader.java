@@ -12,6 +12,7 @@ import io.cassandragsi.repair.store.BaseTable;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.QueueStore;
 import io.cassandragsi.schema.Cql;
+import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -69,6 +70,10 @@ public final class IndexReader implements AutoCloseable {
     public final LongAdder baseChecks = new LongAdder();
     public final LongAdder falsePositives = new LongAdder();
     public final LongAdder readRepairs = new LongAdder();
+    /** Index and bucket rows the reads fetched. */
+    public final LongAdder indexRows = new LongAdder();
+    /** Reads (first pages) that paged through a bucket instead of the index table (docs/design.md section 8.2). */
+    public final LongAdder bucketReads = new LongAdder();
 
     /**
      * A query: path values (hash then range attributes), optional bounds on the next range
@@ -156,7 +161,7 @@ public final class IndexReader implements AutoCloseable {
         this.cl = cl;
         this.tokens = tokenKey == null ? PageToken.randomKey() : new PageToken(tokenKey);
         this.repair = new ReadRepair(queue, cl, readRepairs);
-        this.pager = new Pager(session, tokens, new BaseChecker(cl, checkConcurrency, repair, baseChecks, falsePositives));
+        this.pager = new Pager(session, tokens, new BaseChecker(cl, checkConcurrency, repair, baseChecks, falsePositives), indexRows);
         this.blocking = Executors.newCachedThreadPool(daemon("gsi-read-catalog"));
     }
 
@@ -238,12 +243,14 @@ public final class IndexReader implements AutoCloseable {
         byte[] state = null;
         int skip = 0;
         byte[] lastRow = null;
+        UUID tokenSeal = null;
         if (query.next() != null) {
             PageToken.Position p = tokens.decode(query.next(), at -> PageToken.fingerprint(request.canonical(asOf != null ? asOf : at)));
             readTime = p.queryTime();
             state = p.pagingState();
             skip = p.offset();
             lastRow = p.lastRow();
+            tokenSeal = p.seal();
         }
         UUID q = readTime;
         if (request.window() && Tids.compare(request.from, q) > 0) { // an open window that starts after now: nothing in it yet
@@ -253,15 +260,23 @@ public final class IndexReader implements AutoCloseable {
         byte[] firstState = state;
         int firstSkip = skip;
         byte[] firstLastRow = lastRow;
-        return table.indexTables.get(plan)
-                .selectBound(request.shape(), request.fixed, request.lower == null ? null : request.lower.value(),
-                        request.upper == null ? null : request.upper.value())
-                .thenCompose(b -> {
-                    b.setConsistencyLevel(cl);
-                    ReadPlan read = new ReadPlan(table, plan, layout(table, plan), b.build(), q, request.from, request.limit, query.consistent(),
-                            fingerprint);
-                    return pager.first(read, firstState, firstSkip, firstLastRow);
-                });
+        String label = BucketChoice.label(request, query.consistent(), plan, q);
+        ByteBuffer lower = request.lower == null ? null : request.lower.value();
+        ByteBuffer upper = request.upper == null ? null : request.upper.value();
+        return BucketChoice.resolve(table, plan, label, query.next() == null, tokenSeal, cl).thenCompose(bucket -> {
+            if (bucket != null && query.next() == null) {
+                bucketReads.increment();
+            }
+            return (bucket == null
+                    ? table.indexTables.get(plan).selectBound(request.shape(), request.fixed, lower, upper)
+                    : table.bucketTables.get(plan).selectBound(request.shape(), bucket.label(), request.fixed, lower, upper))
+                    .thenCompose(b -> {
+                        b.setConsistencyLevel(cl);
+                        ReadPlan read = new ReadPlan(table, plan, layout(table, plan), b.build(), q, request.from, request.limit, query.consistent(),
+                                fingerprint, bucket);
+                        return pager.first(read, firstState, firstSkip, firstLastRow);
+                    });
+        });
     }
 
     /** The query time of a read at {@code as_of=safe}: the last tid of the safe time's tick. */

@@ -22,16 +22,23 @@ import javax.crypto.spec.SecretKeySpec;
  * query is rejected with 400 instead of returning wrong pages.
  */
 final class PageToken {
-    private static final byte VERSION = 3;
+    private static final byte VERSION = 4;
+    /** The seal of a token that pages through an index table, not a bucket. */
+    private static final UUID NO_SEAL = new UUID(0, 0);
     /** Bytes of a row identity ({@link #rowId}). */
     static final int ROW_ID_BYTES = 16;
     /** One initialized MAC per thread: looking the algorithm up and keying it cost more than signing a token. */
     private final ThreadLocal<Mac> macs;
 
     /** {@code lastRow}: the {@link #rowId} of the last row consumed, or null when {@code offset} is 0. */
-    record Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset, byte[] lastRow) {
+    /** {@code seal}: the seal of the bucket the read pages through (docs/design.md section 8.5), or null: the index table. */
+    record Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset, byte[] lastRow, UUID seal) {
+        Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset, byte[] lastRow) {
+            this(fingerprint, queryTime, pagingState, offset, lastRow, null);
+        }
+
         Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset) {
-            this(fingerprint, queryTime, pagingState, offset, null);
+            this(fingerprint, queryTime, pagingState, offset, null, null);
         }
     }
 
@@ -83,8 +90,10 @@ final class PageToken {
     String encode(Position p) {
         byte[] state = p.pagingState() == null ? new byte[0] : p.pagingState();
         byte[] lastRow = p.lastRow() == null ? new byte[ROW_ID_BYTES] : p.lastRow();
-        ByteBuffer b = ByteBuffer.allocate(1 + 32 + 16 + 4 + ROW_ID_BYTES + 4 + state.length + 32);
-        b.put(VERSION).put(p.fingerprint()).putLong(p.queryTime().getMostSignificantBits()).putLong(p.queryTime().getLeastSignificantBits())
+        ByteBuffer b = ByteBuffer.allocate(1 + 32 + 16 + 16 + 4 + ROW_ID_BYTES + 4 + state.length + 32);
+        b.put(VERSION).put(p.fingerprint()).putLong(p.queryTime().getMostSignificantBits()).putLong(p.queryTime().getLeastSignificantBits());
+        UUID seal = p.seal() == null ? NO_SEAL : p.seal();
+        b.putLong(seal.getMostSignificantBits()).putLong(seal.getLeastSignificantBits())
                 .putInt(p.offset()).put(lastRow, 0, ROW_ID_BYTES).putInt(state.length).put(state);
         b.put(mac(b.array(), b.position()));
         return Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
@@ -101,7 +110,7 @@ final class PageToken {
         } catch (IllegalArgumentException e) {
             throw ReadException.badRequest("bad_next", "'next' is not a token this service issued");
         }
-        if (raw.length < 1 + 32 + 16 + 8 + ROW_ID_BYTES + 32 || raw[0] != VERSION) {
+        if (raw.length < 1 + 32 + 16 + 16 + 8 + ROW_ID_BYTES + 32 || raw[0] != VERSION) {
             throw ReadException.badRequest("bad_next", "'next' is not a token this service issued");
         }
         int bodyLength = raw.length - 32;
@@ -116,6 +125,7 @@ final class PageToken {
         if (!MessageDigest.isEqual(fp, expectedFingerprint.apply(queryTime))) {
             throw ReadException.badRequest("bad_next", "'next' belongs to another query (path, bounds, consistent or as_of differ)");
         }
+        UUID seal = new UUID(b.getLong(), b.getLong());
         int offset = b.getInt();
         byte[] lastRow = new byte[ROW_ID_BYTES];
         b.get(lastRow);
@@ -125,7 +135,7 @@ final class PageToken {
         }
         byte[] state = new byte[len];
         b.get(state);
-        return new Position(fp, queryTime, len == 0 ? null : state, offset, offset == 0 ? null : lastRow);
+        return new Position(fp, queryTime, len == 0 ? null : state, offset, offset == 0 ? null : lastRow, NO_SEAL.equals(seal) ? null : seal);
     }
 
     private byte[] mac(byte[] data, int length) {

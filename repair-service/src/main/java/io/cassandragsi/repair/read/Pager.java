@@ -19,11 +19,14 @@ final class Pager {
     private final CqlSession session;
     private final PageToken tokens;
     private final BaseChecker checker;
+    /** Index (or bucket) rows fetched. */
+    private final java.util.concurrent.atomic.LongAdder rowsRead;
 
-    Pager(CqlSession session, PageToken tokens, BaseChecker checker) {
+    Pager(CqlSession session, PageToken tokens, BaseChecker checker, java.util.concurrent.atomic.LongAdder rowsRead) {
         this.session = session;
         this.tokens = tokens;
         this.checker = checker;
+        this.rowsRead = rowsRead;
     }
 
     /**
@@ -77,6 +80,7 @@ final class Pager {
             for (Row row : rs.currentPage()) {
                 rows.add(row);
             }
+            rowsRead.add(rows.size());
             ByteBuffer nextState = rs.getExecutionInfo().getPagingState();
             int skip = skipped == 0 ? 0 : resume(rows.stream().map(r -> rowId(read, r)).toList(), skipped, lastRow);
             return consume(read, rows, skip, items).thenCompose(i -> {
@@ -99,7 +103,8 @@ final class Pager {
     }
 
     private String token(ReadPlan read, byte[] state, int offset, byte[] lastRow) {
-        return tokens.encode(new PageToken.Position(read.fingerprint().get(), read.q(), state, offset, lastRow));
+        return tokens.encode(new PageToken.Position(read.fingerprint().get(), read.q(), state, offset, lastRow,
+                read.bucket() == null ? null : read.bucket().seal()));
     }
 
     private static byte[] rowId(ReadPlan read, Row row) {

@@ -19,9 +19,9 @@ import java.util.stream.Collectors;
  * tested without a node.
  */
 final class ReadRequest {
-    /** The earliest timeuuid: the start of a window without {@code ts_ge}. */
     /** The {@code as_of} value that asks for the safe time (docs/design.md section 7.10). */
     static final String SAFE = "safe";
+    /** The earliest timeuuid: the start of a window without {@code ts_ge}. */
     static final UUID EARLIEST = Tids.minAtTicks(-io.cassandragsi.index.WriteTimestamps.UUID_EPOCH_OFFSET);
 
     /** A bound on the first range attribute the path leaves free: its CQL operator and value. */

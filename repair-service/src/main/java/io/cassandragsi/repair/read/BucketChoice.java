@@ -1,0 +1,83 @@
+package io.cassandragsi.repair.read;
+
+import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.repair.store.BucketTable;
+import io.cassandragsi.repair.store.BucketsTable;
+import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.schema.BucketPeriod;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether a read pages through a bucket instead of the index table (docs/design.md section 8.2):
+ * an eventual read as of a fixed past moment ({@code as_of}, not {@code safe}), or in a window
+ * whose both ends lie in one bucket, of an index that declares a bucket, when that bucket has a
+ * valid seal. The later pages of a read keep the source of its first page: a bucket sealed again
+ * in between fails them with 400 {@code bad_next}.
+ */
+final class BucketChoice {
+    private static final Logger LOG = LoggerFactory.getLogger(BucketChoice.class);
+
+    private BucketChoice() {}
+
+    /** The label of the one bucket the read lies in, or null when it cannot read a bucket. */
+    static String label(ReadRequest request, boolean consistent, IndexPlan plan, UUID q) {
+        BucketPeriod period = plan.index().bucket();
+        if (period == null || consistent || request.safe() || request.fixedTime() == null) {
+            return null;
+        }
+        String label = period.label(Tids.instant(q));
+        if (request.window() && (request.from.equals(ReadRequest.EARLIEST) || !period.label(Tids.instant(request.from)).equals(label))) {
+            return null;
+        }
+        return label;
+    }
+
+    /**
+     * The bucket a read pages through, or null for the index table: on a first page ({@code
+     * tokenSeal} unknown, {@code firstPage} true) the bucket's seal if valid; on a later page the
+     * seal its token names, which must still be the valid one.
+     */
+    static CompletableFuture<ReadPlan.Bucket> resolve(Catalog.Indexed table, IndexPlan plan, String label, boolean firstPage, UUID tokenSeal,
+            com.datastax.oss.driver.api.core.ConsistencyLevel cl) {
+        BucketTable bucketTable = table.bucketTables.get(plan);
+        if (!firstPage && tokenSeal == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        if (label == null || bucketTable == null || !table.knowsBuckets()) {
+            if (!firstPage) {
+                throw ReadException.badRequest("bad_next", "'next' pages through a bucket this service no longer reads; read again from the first page");
+            }
+            return CompletableFuture.completedFuture(null);
+        }
+        String ks = table.definition.keyspace();
+        CompletableFuture<BucketsTable.State> state;
+        try {
+            state = table.buckets().state(ks, table.definition.table(), plan.index().name(), label, cl);
+        } catch (RuntimeException e) {
+            state = CompletableFuture.failedFuture(e);
+        }
+        int first = bucketTable.layout().firstColumn();
+        int seal = bucketTable.layout().sealColumn();
+        return state.handle((s, e) -> {
+            if (firstPage) {
+                if (e != null) {
+                    LOG.debug("bucket {} of {}: seal not known, reading {}: {}", label, plan.tableName(), plan.tableName(), e.toString());
+                    return null;
+                }
+                return s.valid() ? new ReadPlan.Bucket(label, s.seal(), first, seal) : null;
+            }
+            if (e != null) {
+                throw e instanceof RuntimeException r ? r : new java.util.concurrent.CompletionException(e);
+            }
+            if (!s.valid() || !tokenSeal.equals(s.seal())) {
+                throw ReadException.badRequest("bad_next", "bucket " + label + " of index " + plan.index().name()
+                        + " was sealed again since the first page of this read (its history changed); read again from the first page");
+            }
+            return new ReadPlan.Bucket(label, tokenSeal, first, seal);
+        });
+    }
+}
