@@ -43,6 +43,8 @@ final class HistoryRun {
     /** The row keys of the writes that failed: whether they landed is unknown. */
     final Set<String> failedKeys = ConcurrentHashMap.newKeySet();
     private volatile boolean tolerant;
+    /** Whether a twentieth of the writes are conditional ({@code IF NOT EXISTS}; the default). */
+    private volatile boolean conditional = true;
     /** Statements prepared (the default) or sent as text: a statement prepared before DROP TRIGGER still runs the trigger. */
     private volatile boolean prepared = true;
     /** The coordinator the writes go to while it is up, or null for the driver's choice. */
@@ -51,6 +53,10 @@ final class HistoryRun {
     private final Map<UUID, Object[]> written = new ConcurrentHashMap<>();
     private final Set<Long> usedTicks = ConcurrentHashMap.newKeySet();
     private final AtomicLong clock = new AtomicLong(Tids.ticks(Instant.now()));
+    /** Time warp of the tids ({@link #warped}): 100-ns ticks from {@code warpStart} become {@code stretch} times as many from {@code warpOrigin}. */
+    private volatile long warpOrigin;
+    private volatile long warpStart;
+    private volatile long stretch = 1;
 
     HistoryRun(CqlSession session, TableDef def, long seed) {
         this.session = session;
@@ -65,20 +71,39 @@ final class HistoryRun {
      * more than a second after its tid's time is a rewrite, docs/design.md section 5), a quarter of
      * them 100 ns after the previous one.
      */
+    /**
+     * From now on the tids are spread from {@code origin} on: the gaps this run draws between
+     * tids, {@code stretch} times as wide, no longer kept behind the clock (a history over days or
+     * months, for bucketed indexes); old tids lie back up to the start of the warp. Every write's
+     * tid is then older than its write, so the trigger and the service treat it as a rewrite.
+     */
+    HistoryRun warped(Instant origin, long stretch) {
+        this.warpStart = clock.get();
+        this.warpOrigin = Tids.ticks(origin);
+        this.stretch = stretch;
+        return this;
+    }
+
+    private long warp(long tick) {
+        long s = stretch;
+        return s == 1 ? tick : warpOrigin + (tick - warpStart) * s;
+    }
+
     private UUID freshTid(Random rnd) {
         long delta = rnd.nextInt(4) == 0 ? 1 : 1 + rnd.nextInt(20_000);
-        long now = Tids.ticks(Instant.now());
+        long now = stretch == 1 ? Tids.ticks(Instant.now()) : Long.MIN_VALUE;
         long tick = clock.updateAndGet(c -> Math.max(c + delta, now));
         usedTicks.add(tick);
-        return Tids.fromTicks(tick, rnd.nextLong());
+        return Tids.fromTicks(warp(tick), rnd.nextLong());
     }
 
     private UUID oldTid(Random rnd) {
-        long tick = clock.get() - 1 - rnd.nextInt(30_000_000); // up to 3 s back: some are taken for rewrites
+        long back = stretch == 1 ? 30_000_000 : Math.max(1, clock.get() - warpStart); // warped: back to the warp's start
+        long tick = clock.get() - 1 - (long) (rnd.nextDouble() * Math.min(back, 30_000_000)); // up to 3 s back: some are taken for rewrites
         while (!usedTicks.add(tick)) {
             tick--;
         }
-        return Tids.fromTicks(tick, rnd.nextLong());
+        return Tids.fromTicks(warp(tick), rnd.nextLong());
     }
 
     /**
@@ -101,6 +126,15 @@ final class HistoryRun {
             fromBase.write(r.getBytesUnsafe(0), r.getBytesUnsafe(1), r.getBytesUnsafe(2), r.getBytesUnsafe(3));
         }
         this.oracle = fromBase;
+    }
+
+    /**
+     * From now on no write is conditional. A conditional write's group is repaired again for 2
+     * minutes (docs/design.md section 7.5), and in an ended bucket each pass ends its seals.
+     */
+    HistoryRun withoutConditionalWrites() {
+        this.conditional = false;
+        return this;
     }
 
     /** From now on the writes are sent as text, not prepared: they bypass a trigger dropped since. */
@@ -164,7 +198,7 @@ final class HistoryRun {
                     if (kind == 2) { // partial update of a new version: no length
                         execute(key, partial, value, key, tid);
                         written.put(tid, new Object[] {key, tid, null, value});
-                    } else if (kind == 3) {
+                    } else if (kind == 3 && conditional) {
                         execute(key, cas, key, tid, length, value);
                         written.put(tid, new Object[] {key, tid, length == null ? NULL : length, value});
                     } else {
@@ -194,7 +228,16 @@ final class HistoryRun {
     }
 
     /** What the index holds against the oracle. */
-    record Drift(int expected, int missing, int orphans, int wrongTid, int wrongDeleted, int laterDeleted) {
+    /**
+     * {@code marked}: entries the oracle does not expect (their versions were deleted) that are
+     * marked deleted ({@code _deleted} later than {@code _tid}): they match at no moment from the
+     * mark on, and a read before it checks them against the base (docs/design.md section 8.2).
+     */
+    record Drift(int expected, int missing, int orphans, int wrongTid, int wrongDeleted, int laterDeleted, int marked) {
+        Drift(int expected, int missing, int orphans, int wrongTid, int wrongDeleted, int laterDeleted) {
+            this(expected, missing, orphans, wrongTid, wrongDeleted, laterDeleted, 0);
+        }
+
         boolean clean() {
             return missing == 0 && orphans == 0 && wrongTid == 0 && wrongDeleted == 0;
         }
@@ -237,11 +280,19 @@ final class HistoryRun {
                 default -> {}
             }
         }
-        for (List<ByteBuffer> key : actual.keySet()) {
-            if (!expected.containsKey(key)) {
-                orphans++;
+        int marked = 0;
+        for (Map.Entry<List<ByteBuffer>, Row> e : actual.entrySet()) {
+            if (!expected.containsKey(e.getKey())) {
+                int n = index.index().keyColumns().size();
+                Row r = e.getValue();
+                boolean isMarked = !index.perVersion() && !r.isNull(n + 1) && (r.isNull(n) || Timeuuids.compare(r.getUuid(n + 1), r.getUuid(n)) > 0);
+                if (isMarked) {
+                    marked++;
+                } else {
+                    orphans++;
+                }
             }
         }
-        return new Drift(expected.size(), missing, orphans, wrongTid, wrongDeleted, later);
+        return new Drift(expected.size(), missing, orphans, wrongTid, wrongDeleted, later, marked);
     }
 }

@@ -1,0 +1,312 @@
+package io.cassandragsi.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+import io.cassandragsi.index.BucketRule;
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.index.WriteTimestamps;
+import io.cassandragsi.repair.config.GsiConfig;
+import io.cassandragsi.repair.config.HttpConfig;
+import io.cassandragsi.repair.jobs.JobState;
+import io.cassandragsi.repair.jobs.Jobs;
+import io.cassandragsi.repair.jobs.RebuildOptions;
+import io.cassandragsi.repair.read.IndexReader;
+import io.cassandragsi.repair.service.GsiServer;
+import io.cassandragsi.repair.store.BucketsTable;
+import io.cassandragsi.schema.BucketPeriod;
+import io.cassandragsi.schema.Definitions;
+import io.cassandragsi.schema.TableDef;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Time-bucketed indexes on a real node (docs/design.md sections 3.7, 8.2 and 9.4): a randomized
+ * history whose tids spread over months (old tids, retries, A-B-A flips, partial updates,
+ * conditional inserts, nulls), with a day-bucketed and a month-bucketed index. Reads as of past
+ * moments and in windows equal the oracle before the buckets are sealed (they read the index
+ * tables), after {@code rebuild} sealed them (they read the buckets), after old-tid writes and
+ * deletes changed sealed buckets (their seals are no longer valid: the index tables again), and
+ * after the service's sealer sealed them again. The suite's failsafe settings shorten the seal
+ * margin to 2 s and the sealer's interval to 1 s.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class BucketIT {
+    private static final String KS = "it_bucket";
+    private static final String DEFINITION = """
+            {"keyspace": "%s", "table": "revisions",
+             "attributes": {"key": "string", "tid": "timeuuid", "length": "varint", "value": "string"},
+             "index": [{"type": "hash", "attribute": "key"}, {"type": "range", "order": "desc", "attribute": "tid"}],
+             "secondaryIndexes": {
+               "by_length": [{"type": "hash", "attribute": "length"}, {"type": "proj", "attribute": "value"},
+                             {"type": "bucket", "period": "day"}],
+               "by_length_key": [{"type": "hash", "attribute": "length"}, {"type": "range", "attribute": "key"},
+                                 {"type": "bucket", "period": "month"}]}}
+            """.formatted(KS);
+    private static final List<String> INDEXES = List.of("by_length", "by_length_key");
+    private static final long STRETCH = 12_000_000;
+    private static CqlSession session;
+    private static TableDef def;
+    private static GsiServer server;
+    private static HistoryRun run;
+    private static long seed;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        assertThat(BucketRule.MARGIN).as("the suite's seal margin (failsafe: gsi.buckets.margin_ms)").isLessThan(Duration.ofSeconds(10));
+        session = SharedCluster.session();
+        def = Definitions.parse(DEFINITION, "BucketIT");
+        SharedCluster.apply(def);
+        seed = RepairServiceIT.seed();
+        System.out.println("BucketIT seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
+        GsiConfig defaults = GsiConfig.defaults();
+        server = new GsiServer(session, new GsiConfig(defaults.cassandra(), defaults.consistency(), defaults.queue(),
+                new HttpConfig("127.0.0.1", 0, null, false), defaults.antiEntropy().withEnabled(false)));
+        // tids from 120 days ago on, 12 million times as far apart as the run draws them: about 60 days
+        // no conditional writes: each is repaired again for 2 minutes, and each pass would end its buckets' seals (limits.md)
+        run = new HistoryRun(session, def, seed).warped(Instant.now().minus(Duration.ofDays(120)), STRETCH).withoutConditionalWrites();
+        run.write(30, 600, 3);
+        converge();
+    }
+
+    @AfterAll
+    static void tearDown() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static void converge() throws InterruptedException {
+        Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 120_000);
+        System.out.println("BucketIT converged: " + drift);
+        drift.forEach((index, d) -> assertThat(d.clean()).as("seed %d index %s: %s", seed, index, d).isTrue());
+    }
+
+    @Test
+    @Order(1)
+    void should_equal_the_oracle_in_the_past_before_any_bucket_is_sealed() {
+        long newest = newestTidTicks();
+        assertThat(Tids.instant(Tids.fromTicks(newest, 0))).as("the history lies in the past").isBefore(Instant.now().minus(Duration.ofDays(1)));
+        readAndJudge("before sealing", new Random(seed));
+    }
+
+    @Test
+    @Order(2)
+    void should_read_sealed_buckets_and_equal_the_oracle_after_a_rebuild() throws Exception {
+        Thread.sleep(BucketRule.MARGIN.toMillis() + 500); // a seal is valid a margin after the history's last change
+        Jobs jobs = new Jobs(session, GsiConfig.defaults());
+        assertThat(jobs.rebuild(KS, "revisions", null, RebuildOptions.defaults(), null).state()).isEqualTo(JobState.DONE);
+        awaitSealed(Duration.ofSeconds(60)); // a late repair pass (AGAIN) may end a seal; the sealer seals it again
+        Map<String, Integer> sealed = validBuckets();
+        System.out.println("BucketIT sealed after rebuild: " + sealed);
+        assertThat(sealed.get("by_length")).as("day buckets sealed").isGreaterThan(10);
+        assertThat(sealed.get("by_length_key")).as("month buckets sealed").isGreaterThanOrEqualTo(2);
+        long before = server.reader().bucketReads.sum();
+        readAndJudge("sealed by rebuild", new Random(seed + 1));
+        long bucketed = server.reader().bucketReads.sum() - before;
+        System.out.println("BucketIT reads through buckets after rebuild: " + bucketed);
+        assertThat(bucketed).as("reads in the past that used a bucket").isGreaterThan(20);
+    }
+
+    @Test
+    @Order(3)
+    void should_stop_reading_changed_buckets_and_seal_them_again_after_old_tids_and_deletes() throws Exception {
+        Map<String, Map<String, BucketsTable.State>> sealedBefore = states();
+        // old tids into sealed buckets, then deletes of single versions and of whole rows
+        run.warped(Instant.now().minus(Duration.ofDays(100)), STRETCH);
+        run.write(30, 150, 2);
+        Random rnd = new Random(seed + 2);
+        List<Row> versions = session.execute(SimpleStatement.newInstance("SELECT key, tid FROM " + KS + ".revisions")).all();
+        for (int i = 0; i < 20; i++) {
+            Row v = versions.get(rnd.nextInt(versions.size()));
+            session.execute(SimpleStatement.newInstance("DELETE FROM " + KS + ".revisions WHERE key = ? AND tid = ?", v.getString(0), v.getUuid(1)));
+        }
+        session.execute(SimpleStatement.newInstance("DELETE FROM " + KS + ".revisions WHERE key = ?", "k" + rnd.nextInt(30)));
+        // versions of old tids that expire 3 s later
+        for (int i = 0; i < 5; i++) {
+            Row v = versions.get(rnd.nextInt(versions.size()));
+            UUID tid = Tids.maxAtTicks(WriteTimestamps.of(v.getUuid(1)) + 1 + rnd.nextInt(1000));
+            session.execute(SimpleStatement.newInstance("INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES (?, ?, ?, 'ttl') USING TTL 3",
+                    v.getString(0), tid, BigInteger.valueOf(rnd.nextInt(4))));
+        }
+        Thread.sleep(4_000);
+        run.oracleFromBase(ConsistencyLevel.ALL);
+        converge();
+        Map<String, Map<String, BucketsTable.State>> changed = states();
+        int ended = 0;
+        for (String index : INDEXES) {
+            for (Map.Entry<String, BucketsTable.State> e : sealedBefore.get(index).entrySet()) {
+                BucketsTable.State now = changed.get(index).get(e.getKey());
+                if (e.getValue().valid() && (now == null || !now.valid() || !now.seal().equals(e.getValue().seal()))) {
+                    ended++;
+                }
+            }
+        }
+        System.out.println("BucketIT seals ended by the changes: " + ended);
+        assertThat(ended).as("seals the old tids and deletes ended").isPositive();
+        readAndJudge("after changes", new Random(seed + 3));
+        // the sealer seals them again, a margin after the last change
+        awaitSealed(Duration.ofSeconds(90));
+        Map<String, Integer> valid = validBuckets();
+        System.out.println("BucketIT sealed again by the sealer: " + valid);
+        assertThat(allSealed()).as("every bucket with a row has a valid seal again: %s", states()).isTrue();
+        long before = server.reader().bucketReads.sum();
+        readAndJudge("sealed again", new Random(seed + 4));
+        assertThat(server.reader().bucketReads.sum() - before).as("reads through buckets after the sealer").isGreaterThan(20);
+    }
+
+    /** Reads as of past moments and in windows, eventual in pages of 1 to 9 and consistent, equal the oracle. */
+    private static void readAndJudge(String phase, Random rnd) {
+        List<UUID> times = queryTimes(rnd, 60);
+        int reads = 0;
+        int withItems = 0;
+        for (UUID q : times) {
+            String index = INDEXES.get(rnd.nextInt(INDEXES.size()));
+            long length = rnd.nextInt(4);
+            Map<String, String> want = expected(index, length, run.oracle.matchesAt(index, q));
+            IndexReader.Query query = IndexReader.Query.of(KS, "revisions", index, String.valueOf(length)).withAsOf(q.toString());
+            assertThat(keysAndTids(readAll(query, rnd))).as("seed %d %s: %s as of %s length %d", seed, phase, index, q, length).isEqualTo(want);
+            assertThat(keysAndTids(readAll(query.withConsistent(true), rnd))).as("seed %d %s: consistent %s as of %s", seed, phase, index, q)
+                    .isEqualTo(want);
+            withItems += want.isEmpty() ? 0 : 1;
+            reads++;
+        }
+        for (int n = 0; n < 40; n++) {
+            UUID a = times.get(rnd.nextInt(times.size()));
+            // narrow windows (up to about a day of the warped history: often inside one bucket) and wide ones
+            long span = n % 3 == 0 ? WriteTimestamps.of(times.get(rnd.nextInt(times.size()))) - WriteTimestamps.of(a)
+                    : 1 + (long) (rnd.nextDouble() * 864_000_000_000L);
+            if (span <= 0) {
+                continue;
+            }
+            UUID b = Tids.maxAtTicks(WriteTimestamps.of(a) + span);
+            String index = INDEXES.get(rnd.nextInt(INDEXES.size()));
+            long length = rnd.nextInt(4);
+            IndexReader.Query query = IndexReader.Query.of(KS, "revisions", index, String.valueOf(length)).withWindow(a.toString(), b.toString());
+            Map<String, String> want = expected(index, length, run.oracle.matchesWithin(index, a, Tids.maxAtTicks(WriteTimestamps.of(b) - 1)));
+            assertThat(keysAndTids(readAll(query, rnd))).as("seed %d %s: %s window %s..%s length %d", seed, phase, index, a, b, length)
+                    .isEqualTo(want);
+            withItems += want.isEmpty() ? 0 : 1;
+            reads++;
+        }
+        System.out.printf("BucketIT %s: %d reads, %d with items%n", phase, reads, withItems);
+        assertThat(withItems).as("seed %d %s: reads that hold rows", seed, phase).isGreaterThan(10);
+    }
+
+    /** The oracle's rows with length {@code length} among {@code matches} (entry key -> tid), key to tid, in index order. */
+    private static Map<String, String> expected(String index, long length, Map<List<ByteBuffer>, UUID> matches) {
+        ByteBuffer l = ByteBuffer.wrap(BigInteger.valueOf(length).toByteArray());
+        TreeMap<String, String> out = new TreeMap<>();
+        for (Map.Entry<List<ByteBuffer>, UUID> e : matches.entrySet()) {
+            if (e.getKey().get(0).equals(l)) {
+                out.put(StandardCharsets.UTF_8.decode(e.getKey().get(1).duplicate()).toString(), e.getValue().toString());
+            }
+        }
+        return out;
+    }
+
+    private static Map<String, String> keysAndTids(List<Map<String, Object>> items) {
+        Map<String, String> out = new LinkedHashMap<>();
+        items.forEach(i -> out.put((String) i.get("key"), String.valueOf(i.get("tid"))));
+        return out;
+    }
+
+    /** Every page of a read, with limits from 1 to 9, no item twice. */
+    private static List<Map<String, Object>> readAll(IndexReader.Query q, Random rnd) {
+        List<Map<String, Object>> all = new ArrayList<>();
+        Set<Object> seen = new HashSet<>();
+        String next = null;
+        int pages = 0;
+        do {
+            IndexReader.Page page = server.reader().read(q.withLimit(1 + rnd.nextInt(9)).withNext(next));
+            for (Map<String, Object> item : page.items()) {
+                assertThat(seen.add(item)).as("duplicate item %s", item).isTrue();
+            }
+            all.addAll(page.items());
+            next = page.next();
+            assertThat(++pages).isLessThan(1000);
+        } while (next != null);
+        return all;
+    }
+
+    /** Moments of the history: its tids, a tick either side, and the starts of day buckets it spans. */
+    private static List<UUID> queryTimes(Random rnd, int n) {
+        List<UUID> tids = new ArrayList<>();
+        run.oracle.rows().values().forEach(m -> tids.addAll(m.keySet()));
+        List<UUID> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            UUID t = tids.get(rnd.nextInt(tids.size()));
+            int form = rnd.nextInt(3);
+            out.add(form == 0 ? t : form == 1 ? Tids.maxAtTicks(WriteTimestamps.of(t) + rnd.nextInt(3) - 1)
+                    : Tids.minAtTicks(Tids.ticks(BucketPeriod.DAY.start(BucketPeriod.DAY.label(Tids.instant(t))))));
+        }
+        return out;
+    }
+
+    private static long newestTidTicks() {
+        long newest = Long.MIN_VALUE;
+        for (var m : run.oracle.rows().values()) {
+            for (UUID t : m.keySet()) {
+                newest = Math.max(newest, WriteTimestamps.of(t));
+            }
+        }
+        return newest;
+    }
+
+    private static Map<String, Map<String, BucketsTable.State>> states() {
+        BucketsTable table = new BucketsTable(session, "gsi");
+        Map<String, Map<String, BucketsTable.State>> out = new LinkedHashMap<>();
+        for (String index : INDEXES) {
+            out.put(index, table.all(KS, "revisions", index, ConsistencyLevel.LOCAL_QUORUM));
+        }
+        return out;
+    }
+
+    private static Map<String, Integer> validBuckets() {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        states().forEach((index, byLabel) -> out.put(index, (int) byLabel.values().stream().filter(BucketsTable.State::valid).count()));
+        return out;
+    }
+
+    private static void awaitSealed(Duration timeout) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeout.toMillis();
+        while (System.currentTimeMillis() < deadline && !allSealed()) {
+            Thread.sleep(500);
+        }
+    }
+
+    /** Whether every bucket with a row that may be sealed by now has a valid seal. */
+    private static boolean allSealed() {
+        Map<String, BucketPeriod> periods = Map.of("by_length", BucketPeriod.DAY, "by_length_key", BucketPeriod.MONTH);
+        for (Map.Entry<String, Map<String, BucketsTable.State>> e : states().entrySet()) {
+            String last = io.cassandragsi.repair.jobs.BucketSeal.lastSealable(periods.get(e.getKey()), Instant.now());
+            for (Map.Entry<String, BucketsTable.State> b : e.getValue().entrySet()) {
+                if (b.getKey().compareTo(last) <= 0 && !b.getValue().valid()) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+}
