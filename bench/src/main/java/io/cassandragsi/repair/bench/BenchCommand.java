@@ -12,7 +12,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmarks against a local Cassandra 5.0 node started for the purpose.",
-        subcommands = {BenchWriteCommand.class, BenchReadCommand.class, BenchRepairCommand.class})
+        subcommands = {BenchWriteCommand.class, BenchReadCommand.class, BenchRepairCommand.class, BenchBucketCommand.class})
 public final class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;
