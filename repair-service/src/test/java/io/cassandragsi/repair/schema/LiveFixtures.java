@@ -56,6 +56,9 @@ final class LiveFixtures {
         }
         for (Index index : def.indexes().values()) {
             live = live.with(indexTable(def, index));
+            if (index.bucket() != null) {
+                live = live.with(bucketTable(def, index));
+            }
         }
         return live;
     }
@@ -93,6 +96,15 @@ final class LiveFixtures {
         }
         return new LiveTable(def.keyspace(), index.tableName(), live(index.partitionColumns()),
                 live(index.clusteringColumns()), columns, CqlGenerator.indexComment(def, index), Map.of());
+    }
+
+    static LiveTable bucketTable(TableDef def, Index index) {
+        io.cassandragsi.schema.BucketLayout layout = io.cassandragsi.schema.BucketLayout.of(index);
+        Map<String, String> columns = new LinkedHashMap<>();
+        columns.put(io.cassandragsi.schema.BucketLayout.LABEL_COLUMN, "text");
+        layout.columns().forEach(c -> columns.put(c.name(), c.type().cql()));
+        return new LiveTable(def.keyspace(), layout.tableName(), live(layout.partitionColumns()), live(layout.clusteringColumns()), columns,
+                "", Map.of());
     }
 
     private static List<LiveColumn> live(List<Column> columns) {

@@ -250,6 +250,27 @@ class SchemaPlannerTest {
     }
 
     @Test
+    void should_create_the_bucket_table_and_flag_rebuild_when_an_index_gets_a_bucket() {
+        TableDef bucketed = revisions("{ \"type\": \"proj\", \"attribute\": \"value\" }",
+                "{ \"type\": \"proj\", \"attribute\": \"value\" }, { \"type\": \"bucket\", \"period\": \"day\" }");
+        Plan plan = plan(LiveFixtures.created(revisions()), bucketed);
+        assertThat(plan.errors()).isEmpty();
+        assertThat(purposes(plan)).contains("update the definition in the comment of index table wiki.idx_revisions_by_length_ever",
+                "create bucket table wiki.idx_revisions_by_length_day (index by_length, one bucket per day)");
+        assertThat(plan.statements()).filteredOn(s -> s.purpose().startsWith("create bucket table")).singleElement().satisfies(s -> assertThat(
+                s.cql()).startsWith("CREATE TABLE IF NOT EXISTS \"wiki\".\"idx_revisions_by_length_day\"").contains(
+                        "PRIMARY KEY ((\"_bucket\", \"length\"), \"key\")"));
+        assertThat(plan.rebuildCandidates()).singleElement().satisfies(c -> {
+            assertThat(c.index()).isEqualTo("by_length");
+            assertThat(c.reason()).isEqualTo("new bucket table (the rebuild seals the ended buckets)");
+        });
+        assertThat(plan(LiveFixtures.created(bucketed), bucketed).statements()).as("nothing once it exists").isEmpty();
+        Plan fresh = plan(LiveSchema.empty(), bucketed);
+        assertThat(purposes(fresh)).contains("create bucket table wiki.idx_revisions_by_length_day (index by_length, one bucket per day)");
+        assertThat(fresh.rebuildCandidates()).as("a new table has nothing to seal").isEmpty();
+    }
+
+    @Test
     void should_create_index_and_flag_rebuild_when_index_is_added_to_existing_table() {
         TableDef withIndex = revisions("\"by_tid\": [", "\"by_value\": [ { \"type\": \"hash\", \"attribute\": \"value\" } ],\n\"by_tid\": [");
         Plan plan = plan(LiveFixtures.created(revisions()), withIndex);
