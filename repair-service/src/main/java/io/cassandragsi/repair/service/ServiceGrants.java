@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>SELECT on each indexed base table (diffs, recomputes, consistent reads, check, rebuild);
- *   <li>SELECT and MODIFY on each index table {@code idx_<table>_<index>_ever} and rows table
- *       {@code idx_<table>__rows} (entries, marks, {@code USING TIMESTAMP} writes and deletes);
+ *   <li>SELECT and MODIFY on each index table {@code idx_<table>_<index>_ever}, bucket table
+ *       {@code idx_<table>_<index>_<period>} and rows table {@code idx_<table>__rows} (entries,
+ *       marks, seals, {@code USING TIMESTAMP} writes and deletes);
  *   <li>SELECT and MODIFY on the tables of the project keyspace: it reads the work queue and
  *       queues markers (read repair, follow-ups), and keeps checkpoints, leases (lightweight
  *       transactions), instances and jobs.
@@ -118,17 +119,26 @@ public final class ServiceGrants {
         }
     }
 
-    /** An indexed base table, with the names of its indexes and whether it has a rows table. */
-    public record IndexedTable(String keyspace, String table, List<String> indexes, boolean rowsTable) {
+    /** An indexed base table, with the names of its indexes, whether it has a rows table, and its bucket tables. */
+    public record IndexedTable(String keyspace, String table, List<String> indexes, boolean rowsTable, List<String> bucketTables) {
         public IndexedTable {
             indexes = List.copyOf(indexes);
+            bucketTables = List.copyOf(bucketTables);
         }
+
+        public IndexedTable(String keyspace, String table, List<String> indexes, boolean rowsTable) {
+            this(keyspace, table, indexes, rowsTable, List.of());
+        }
+    }
+
+    private static List<String> bucketTables(TableDef def) {
+        return def.indexes().values().stream().map(Index::bucketTableName).filter(java.util.Objects::nonNull).toList();
     }
 
     /** The indexed tables of definitions (as {@code schema apply} makes them). */
     public static List<IndexedTable> of(Collection<TableDef> definitions) {
         return definitions.stream()
-                .map(d -> new IndexedTable(d.keyspace(), d.table(), List.copyOf(d.indexes().keySet()), RowsLayout.needed(d)))
+                .map(d -> new IndexedTable(d.keyspace(), d.table(), List.copyOf(d.indexes().keySet()), RowsLayout.needed(d), bucketTables(d)))
                 .collect(Collectors.toList());
     }
 
@@ -137,7 +147,7 @@ public final class ServiceGrants {
         List<IndexedTable> out = new ArrayList<>();
         for (Catalog.Indexed t : catalog.tables().values()) {
             List<String> names = t.plan.indexes().stream().map(IndexPlan::index).map(Index::name).collect(Collectors.toList());
-            out.add(new IndexedTable(t.definition.keyspace(), t.definition.table(), names, t.records != null));
+            out.add(new IndexedTable(t.definition.keyspace(), t.definition.table(), names, t.records != null, bucketTables(t.definition)));
         }
         return out;
     }
@@ -158,6 +168,7 @@ public final class ServiceGrants {
             if (t.rowsTable()) {
                 written.add(RowsLayout.tableName(t.table()));
             }
+            written.addAll(t.bucketTables()); // the seals write them (docs/design.md section 9.4)
             for (String w : written) {
                 out.add(new Grant("SELECT", Resource.table(t.keyspace(), w)));
                 out.add(new Grant("MODIFY", Resource.table(t.keyspace(), w)));

@@ -117,9 +117,16 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
         java.util.Set<String> names = new java.util.TreeSet<>();
         map(status.get("indexes")).keySet().forEach(n -> names.add(String.valueOf(n)));
         safeLag.keySet().forEach(n -> names.add(String.valueOf(n)));
+        Map<?, ?> buckets = map(status.get("buckets"));
         for (String name : names) {
             Map<?, ?> c = map(map(status.get("indexes")).get(name));
-            indexRows.add(List.of(name, safeLag.containsKey(name) ? millis(safeLag.get(name)) : "-", text(c.get("upserted")), text(c.get("marked_deleted"))));
+            Map<?, ?> b = map(buckets.get(name));
+            String bucketText = b.isEmpty() ? "-"
+                    : b.containsKey("error") ? "unknown: " + text(b.get("error"))
+                    : text(b.get("period")) + ": " + text(b.get("sealed")) + " sealed, " + text(b.get("not_sealed")) + " not (newest "
+                            + text(b.get("newest_sealed")) + ")";
+            indexRows.add(List.of(name, safeLag.containsKey(name) ? millis(safeLag.get(name)) : "-", text(c.get("upserted")), text(c.get("marked_deleted")),
+                    bucketText));
         }
         Map<?, ?> entropy = map(status.get("anti_entropy"));
         List<List<String>> entropyRows = new ArrayList<>();
@@ -147,7 +154,7 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
         new TreeMap<>(map(status.get("definition_problems"))).forEach((table, why) -> problems.add(table + ": " + why));
         return new StatusReport(service, new Table(List.of("address", "datacenter", "state"), cassandraRows),
                 new Table(List.of("node", "state", "heartbeat", "lag", "queued", "done", "handed off", "retried", "sweep"), nodeRows),
-                new Table(List.of("index", "safe time behind now", "entries upserted", "entries marked deleted"), indexRows),
+                new Table(List.of("index", "safe time behind now", "entries upserted", "entries marked deleted", "buckets"), indexRows),
                 new Table(List.of("table", "pass: ranges", "rows checked", "missing / stale / orphans", "fixed", "left to maintainers",
                         "last full pass"), entropyRows),
                 new Table(List.of("job", "kind", "index", "state", "ranges", "rows", "error"), jobRows), waiting, problems);

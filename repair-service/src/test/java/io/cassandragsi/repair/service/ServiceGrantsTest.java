@@ -30,6 +30,13 @@ class ServiceGrantsTest {
     }
 
     @Test
+    void should_need_select_and_modify_on_each_bucket_table() {
+        IndexedTable bucketed = new IndexedTable("wiki", "revisions", List.of("by_length"), true, List.of("idx_revisions_by_length_day"));
+        assertThat(ServiceGrants.required("gsi", List.of(bucketed)).stream().map(Grant::toString)).contains(
+                "SELECT on table wiki.idx_revisions_by_length_day", "MODIFY on table wiki.idx_revisions_by_length_day");
+    }
+
+    @Test
     void should_leave_out_the_rows_table_when_a_table_has_none() {
         IndexedTable old = new IndexedTable("wiki", "pages", List.of("by_title"), false);
         assertThat(ServiceGrants.required("gsi", List.of(old)).stream().map(Grant::toString))

@@ -20,6 +20,7 @@ class StatusReportTest {
         s.put("markers_read", 100L);
         s.put("markers_done", 97L);
         s.put("indexes", Map.of("wiki.revisions/by_length", Map.of("marked_deleted", 5L, "upserted", 9L)));
+        s.put("buckets", Map.of("wiki.revisions/by_length", Map.of("period", "day", "sealed", 30, "not_sealed", 2, "newest_sealed", "2026-11-25")));
         s.put("nodes", List.of(
                 Map.of("node", "127.0.0.1:7000", "state", "running", "heartbeat_age_ms", 21_000L, "lag_ms", 21_500L, "queued", 10L, "done", 8L,
                         "handed_off", 1L, "retried", 0L, "sweep", "due"),
@@ -47,8 +48,9 @@ class StatusReportTest {
                 "wiki.revisions: 3 group(s) of markers waiting for another attempt");
         assertThat(r.nodes().rows()).hasSize(2);
         assertThat(r.nodes().rows().get(1)).containsExactly("127.0.0.2:7000", "running", "900 ms ago", "40 ms", "5", "5", "0", "0", "none (running)");
-        assertThat(r.indexes().rows()).containsExactly(List.of("wiki.revisions/by_length", "350 ms", "9", "5"),
-                List.of("wiki.revisions/by_tid", "350 ms", "-", "-"));
+        assertThat(r.indexes().rows()).containsExactly(
+                List.of("wiki.revisions/by_length", "350 ms", "9", "5", "day: 30 sealed, 2 not (newest 2026-11-25)"),
+                List.of("wiki.revisions/by_tid", "350 ms", "-", "-", "-"));
         assertThat(r.service()).anySatisfy(kv -> assertThat(kv).containsExactly("safe time, tables in service mode",
                 "2026-11-26T10:00:00Z (350 ms behind; held by shard 2 (worked here))"));
         assertThat(r.jobs().rows()).containsExactly(List.of("rebuild-7", "rebuild", "wiki.revisions by_length", "running", "3 / 64", "1200", "-"));
