@@ -4,28 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import io.cassandragsi.index.Tids;
-import io.cassandragsi.oracle.IndexOracle;
 import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.read.IndexReader;
 import io.cassandragsi.repair.service.RepairService;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.schema.Maintenance;
 import io.cassandragsi.schema.TableDef;
-import java.math.BigInteger;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -41,14 +33,7 @@ import org.junit.jupiter.api.Test;
  * or of an in-node maintainer that stopped.
  */
 class SafeTimeIT {
-    private static final int KEYS = 100;
-    private static final int LENGTHS = 3;
-
-    /** One write as the client saw it: when it started, when it was acknowledged (null: it failed), and what it did. */
-    private record Op(String key, UUID tid, Integer length, boolean delete, long startMillis, Long ackMillis) {}
-
-    /** One answer: its as_of, the length read, the rows it returned (key to tid), and when the read ended. */
-    private record Answer(Instant asOf, int length, Map<String, UUID> rows, long endMillis) {}
+    private static final int LENGTHS = SafeProbe.LENGTHS;
 
     @Test
     void should_answer_exactly_for_the_acknowledged_writes_in_service_mode() throws Exception {
@@ -65,8 +50,8 @@ class SafeTimeIT {
         SharedCluster.apply(def);
         long seed = RepairServiceIT.seed();
         System.out.println("SafeTimeIT " + def.keyspace() + " seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
-        List<Op> ops = Collections.synchronizedList(new ArrayList<>());
-        List<Answer> answers = new ArrayList<>();
+        List<SafeProbe.Op> ops = Collections.synchronizedList(new ArrayList<>());
+        List<SafeProbe.Answer> answers = new ArrayList<>();
         try (RepairService service = new RepairService(session, GsiConfig.defaults()).start();
                 IndexReader reader = new IndexReader(session, new Catalog(session), null, ConsistencyLevel.LOCAL_QUORUM, null, 32,
                         service::safeTime)) {
@@ -76,12 +61,12 @@ class SafeTimeIT {
             AtomicLong clock = new AtomicLong();
             for (int w = 0; w < 3; w++) {
                 long threadSeed = seed * 31 + w;
-                writers.add(pool.submit(() -> write(session, def, new Random(threadSeed), 1_000, clock, ops)));
+                writers.add(pool.submit(() -> SafeProbe.write(session, def, new Random(threadSeed), 1_000, clock, ops, ConsistencyLevel.QUORUM, false)));
             }
             long deadline = System.currentTimeMillis() + 120_000;
             boolean anyKnown = false;
             for (int i = 0; writers.stream().anyMatch(f -> !f.isDone()) && System.currentTimeMillis() < deadline; i++) {
-                Answer a = read(reader, def, i % LENGTHS);
+                SafeProbe.Answer a = read(reader, def, i % LENGTHS);
                 if (a != null) {
                     answers.add(a);
                     anyKnown = true;
@@ -92,9 +77,9 @@ class SafeTimeIT {
                 f.get();
             }
             pool.shutdown();
-            long lastAck = ops.stream().mapToLong(Op::ackMillis).max().orElse(0);
+            long lastAck = ops.stream().mapToLong(SafeProbe.Op::ackMillis).max().orElse(0);
             for (int length = 0; length < LENGTHS; length++) { // after the writes: the safe time passes the last acknowledgement
-                Answer last = read(reader, def, length);
+                SafeProbe.Answer last = read(reader, def, length);
                 while (last == null || last.asOf().toEpochMilli() <= lastAck) {
                     assertThat(System.currentTimeMillis()).as("the safe time passes the last write within 30 s").isLessThan(lastAck + 30_000);
                     Thread.sleep(200);
@@ -198,160 +183,32 @@ class SafeTimeIT {
                 .as("a sweep the service's close interrupted is not recorded as done (swept_to %s)", swept).isTrue();
     }
 
-    /**
-     * Writes {@code count} operations at QUORUM: new versions (now, or one in 40 up to 2 s old), retries
-     * of the same version and deletes of a version (one in 20 each).
-     */
-    private static Void write(CqlSession session, TableDef def, Random rnd, int count, AtomicLong clock, List<Op> ops) {
-        String t = def.keyspace() + ".revisions";
-        PreparedStatement insert = session.prepare("INSERT INTO " + t + " (key, tid, length, value) VALUES (?, ?, ?, ?)");
-        PreparedStatement delete = session.prepare("DELETE FROM " + t + " WHERE key = ? AND tid = ?");
-        List<Op> mine = new ArrayList<>();
-        Set<UUID> deleted = new HashSet<>();
-        for (int i = 0; i < count; i++) {
-            int kind = rnd.nextInt(40);
-            if (i > 0) {
-                sleep(8); // about 100 writes/s per writer: a history of several seconds, many answers along it
-            }
-            Op op;
-            if (kind <= 1 && !mine.isEmpty()) { // a retry: the same version again
-                Op was = mine.get(rnd.nextInt(mine.size()));
-                if (deleted.contains(was.tid()) || was.delete()) {
-                    continue;
-                }
-                op = new Op(was.key(), was.tid(), was.length(), false, System.currentTimeMillis(), null);
-            } else if (kind <= 3 && !mine.isEmpty()) { // a delete of one of its versions
-                Op was = mine.get(rnd.nextInt(mine.size()));
-                if (was.delete() || !deleted.add(was.tid())) {
-                    continue;
-                }
-                op = new Op(was.key(), was.tid(), null, true, System.currentTimeMillis(), null);
-            } else {
-                long now = Tids.ticks(Instant.now());
-                long tick = kind == 4 ? now - 1 - rnd.nextInt(20_000_000) : clock.updateAndGet(c -> Math.max(c + 1, now));
-                UUID tid = Tids.fromTicks(tick, rnd.nextLong());
-                op = new Op("k" + rnd.nextInt(KEYS), tid, rnd.nextInt(8) == 0 ? null : rnd.nextInt(LENGTHS), false, System.currentTimeMillis(), null);
-            }
-            if (op.delete()) {
-                session.execute(delete.bind(op.key(), op.tid()).setConsistencyLevel(ConsistencyLevel.QUORUM));
-            } else {
-                session.execute(insert.bind(op.key(), op.tid(), op.length() == null ? null : BigInteger.valueOf(op.length()), "v" + i)
-                        .setConsistencyLevel(ConsistencyLevel.QUORUM));
-            }
-            Op done = new Op(op.key(), op.tid(), op.length(), op.delete(), op.startMillis(), System.currentTimeMillis());
-            ops.add(done);
-            if (!op.delete()) {
-                mine.add(done);
-            }
-        }
-        return null;
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
     /** One read at as_of=safe of rows of length {@code length}, every page; null while the safe time is not known yet (503). */
-    private static Answer read(IndexReader reader, TableDef def, int length) {
-        Map<String, UUID> found = new HashMap<>();
-        Instant asOf = null;
-        String next = null;
-        try {
-            do {
-                IndexReader.Page page = reader.read(new IndexReader.Query(def.keyspace(), "revisions", "by_length", List.of(String.valueOf(length)),
+    private static SafeProbe.Answer read(IndexReader reader, TableDef def, int length) {
+        return SafeProbe.read((l, next) -> {
+            try {
+                IndexReader.Page page = reader.read(new IndexReader.Query(def.keyspace(), "revisions", "by_length", List.of(String.valueOf(l)),
                         null, null, null, null, 10, next, false, "safe"));
-                if (asOf == null) {
-                    asOf = page.asOf();
+                Map<String, UUID> items = new java.util.LinkedHashMap<>();
+                page.items().forEach(i -> assertThat(items.put((String) i.get("key"), UUID.fromString(String.valueOf(i.get("tid"))))).as("a row once")
+                        .isNull());
+                return new SafeProbe.Page(items, page.next(), page.asOf());
+            } catch (io.cassandragsi.repair.read.ReadException e) {
+                if (String.valueOf(e.getMessage()).contains("not known yet")) {
+                    return null;
                 }
-                assertThat(page.asOf()).as("every page answers as of the first page's safe time").isEqualTo(asOf);
-                page.items().forEach(i -> assertThat(found.put((String) i.get("key"), UUID.fromString(String.valueOf(i.get("tid")))))
-                        .as("a row once").isNull());
-                next = page.next();
-            } while (next != null);
-        } catch (io.cassandragsi.repair.read.ReadException e) {
-            if (String.valueOf(e.getMessage()).contains("not known yet")) {
-                return null;
+                throw e;
             }
-            throw e;
-        }
-        return new Answer(asOf, length, found, System.currentTimeMillis());
+        }, length);
     }
 
-    /**
-     * Judges every answer against the oracle of the writes acknowledged before its as_of. A row that
-     * a write not acknowledged by then may change as of then (in flight, or an old version written
-     * later) could be either way: it is left out of that answer's judgement, and counted.
-     */
-    private static void judge(TableDef def, long seed, List<Op> ops, List<Answer> answers) {
-        long checked = 0;
-        long skipped = 0;
-        long lagSum = 0;
-        List<String> wrong = new ArrayList<>();
-        for (Answer a : answers) {
-            long s = a.asOf().toEpochMilli();
-            UUID q = Tids.maxAtTicks(Tids.ticks(a.asOf()));
-            IndexOracle oracle = new IndexOracle(def);
-            Set<String> uncertain = new HashSet<>();
-            List<Op> deletes = new ArrayList<>();
-            for (Op op : ops) {
-                boolean acknowledged = op.ackMillis() != null && op.ackMillis() < s;
-                if (acknowledged) {
-                    if (op.delete()) {
-                        deletes.add(op);
-                    } else {
-                        oracle.write(text(op.key()), Tids.bytes(op.tid()),
-                                op.length() == null ? null : ByteBuffer.wrap(BigInteger.valueOf(op.length()).toByteArray()), text("v"));
-                    }
-                } else if (op.startMillis() <= a.endMillis() && Tids.compare(op.tid(), q) <= 0) {
-                    uncertain.add(op.key());
-                }
-            }
-            deletes.forEach(d -> oracle.delete(List.of(text(d.key())), d.tid()));
-            Map<String, UUID> expected = new HashMap<>();
-            oracle.matchesAt("by_length", q).forEach((entryKey, tid) -> {
-                if (new BigInteger(bytes(entryKey.get(0))).intValue() == a.length()) {
-                    expected.put(StandardCharsets.UTF_8.decode(entryKey.get(1).duplicate()).toString(), tid);
-                }
-            });
-            for (String key : union(expected.keySet(), a.rows().keySet())) {
-                if (uncertain.contains(key)) {
-                    skipped++;
-                    continue;
-                }
-                checked++;
-                UUID want = expected.get(key);
-                UUID got = a.rows().get(key);
-                if (want == null || !want.equals(got)) {
-                    wrong.add("as of " + a.asOf() + " length " + a.length() + " row " + key + ": expected " + want + ", answered " + got);
-                }
-            }
-            lagSum += a.endMillis() - s;
-        }
+    /** Judges every answer against the oracle of the writes acknowledged before its as_of ({@link SafeProbe#judge}). */
+    private static void judge(TableDef def, long seed, List<SafeProbe.Op> ops, List<SafeProbe.Answer> answers) {
+        SafeProbe.Verdict v = SafeProbe.judge(def, ops, answers);
         System.out.printf("SafeTimeIT %s seed %d: %d answers, %d rows judged, %d left out (a write in flight), mean lag at answer %d ms,"
-                + " %d wrong%n", def.keyspace(), seed, answers.size(), checked, skipped, answers.isEmpty() ? 0 : lagSum / answers.size(), wrong.size());
+                + " %d wrong%n", def.keyspace(), seed, v.answers(), v.judged(), v.leftOut(), v.meanLagMillis(), v.wrong().size());
         System.out.println("(lag at answer: from the answer's as_of to the end of its read, every page and base check included)");
-        assertThat(wrong).as("seed %d: rows an as_of=safe answer got wrong", seed).isEmpty();
-        assertThat(checked).as("rows judged (most are left out while writes go on: about 90 a run here)").isGreaterThan(20);
-    }
-
-    private static Set<String> union(Set<String> a, Set<String> b) {
-        Set<String> out = new HashSet<>(a);
-        out.addAll(b);
-        return out;
-    }
-
-    private static byte[] bytes(ByteBuffer b) {
-        byte[] out = new byte[b.remaining()];
-        b.duplicate().get(out);
-        return out;
-    }
-
-    private static ByteBuffer text(String s) {
-        return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
+        assertThat(v.wrong()).as("seed %d: rows an as_of=safe answer got wrong", seed).isEmpty();
+        assertThat(v.judged()).as("rows judged (most are left out while writes go on: about 90 a run here)").isGreaterThan(20);
     }
 }

@@ -105,10 +105,10 @@ final class Saturation {
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("question", question.trim());
             Double mv = rps.get(name);
-            for (String ours : List.of("gsi-http-eventual", "gsi-http-safe", "gsi-java-eventual", "gsi-java-safe")) {
+            for (String ours : List.of("gsi-http-eventual", "gsi-http-safe", "gsi-java-eventual", "gsi-java-safe", "http-floor")) {
                 Double v = rps.get(ours + question);
                 if (v != null && mv > 0) {
-                    row.put(ours.substring(4) + "_vs_mv", Math.round(v / mv * 100) / 100.0);
+                    row.put(ours.replaceFirst("^gsi-", "") + "_vs_mv", Math.round(v / mv * 100) / 100.0);
                 }
             }
             out.add(row);
