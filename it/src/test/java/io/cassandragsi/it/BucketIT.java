@@ -26,12 +26,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -227,27 +225,12 @@ class BucketIT {
     }
 
     private static Map<String, String> keysAndTids(List<Map<String, Object>> items) {
-        Map<String, String> out = new LinkedHashMap<>();
-        items.forEach(i -> out.put((String) i.get("key"), String.valueOf(i.get("tid"))));
-        return out;
+        return PagedReads.keysAndTids(items);
     }
 
-    /** Every page of a read, with limits from 1 to 9, no item twice. */
+    /** Every page of a read, with limits from 1 to 9, no item twice, every page as of the first's moment. */
     private static List<Map<String, Object>> readAll(IndexReader.Query q, Random rnd) {
-        List<Map<String, Object>> all = new ArrayList<>();
-        Set<Object> seen = new HashSet<>();
-        String next = null;
-        int pages = 0;
-        do {
-            IndexReader.Page page = server.reader().read(q.withLimit(1 + rnd.nextInt(9)).withNext(next));
-            for (Map<String, Object> item : page.items()) {
-                assertThat(seen.add(item)).as("duplicate item %s", item).isTrue();
-            }
-            all.addAll(page.items());
-            next = page.next();
-            assertThat(++pages).isLessThan(1000);
-        } while (next != null);
-        return all;
+        return PagedReads.readAll(server.reader(), q, rnd, new Instant[1]);
     }
 
     /** Moments of the history: its tids, a tick either side, and the starts of day buckets it spans. */

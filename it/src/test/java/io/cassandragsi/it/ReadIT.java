@@ -115,25 +115,7 @@ class ReadIT {
 
     /** As {@link #readAll(IndexReader.Query, Random)}, with the moment the first page is as of in {@code asOf[0]}. */
     private static List<Map<String, Object>> readAll(IndexReader.Query q, Random limits, Instant[] asOf) {
-        List<Map<String, Object>> all = new ArrayList<>();
-        Set<Object> seen = new HashSet<>();
-        String next = null;
-        int pages = 0;
-        do {
-            IndexReader.Query pageQuery = limits == null ? q : q.withLimit(1 + limits.nextInt(9));
-            IndexReader.Page page = server.reader().read(pageQuery.withNext(next));
-            if (pages == 0) {
-                asOf[0] = page.asOf();
-            }
-            assertThat(page.asOf()).as("every page as of the first page's moment").isEqualTo(asOf[0]);
-            for (Map<String, Object> item : page.items()) {
-                assertThat(seen.add(item)).as("duplicate item %s", item).isTrue();
-            }
-            all.addAll(page.items());
-            next = page.next();
-            assertThat(++pages).isLessThan(1000);
-        } while (next != null);
-        return all;
+        return PagedReads.readAll(server.reader(), q, limits, asOf);
     }
 
     private static List<String> keys(List<Map<String, Object>> items) {
@@ -217,9 +199,7 @@ class ReadIT {
     }
 
     private static Map<String, String> keysAndTids(List<Map<String, Object>> items) {
-        Map<String, String> out = new java.util.LinkedHashMap<>();
-        items.forEach(i -> out.put((String) i.get("key"), String.valueOf(i.get("tid"))));
-        return out;
+        return PagedReads.keysAndTids(items);
     }
 
     /**

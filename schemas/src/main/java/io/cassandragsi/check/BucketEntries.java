@@ -54,14 +54,15 @@ public final class BucketEntries {
             UUID next = i + 1 < n ? ascending.get(i + 1).tid() : null;
             String from = max(period.label(Tids.instant(tid)), lo);
             String to = next == null ? hi : min(period.label(Tids.instant(next)), hi);
+            UUID deleted = deletedAfter(ascending, keys, i);
+            List<ByteBuffer> proj = VersionedEntries.projections(index, ascending.get(i));
             for (String label = from; label.compareTo(to) <= 0; label = period.next(label)) {
                 if (!wanted.test(label) || (next != null && Tids.compare(next, Tids.minAtTicks(Tids.ticks(period.start(label)))) <= 0)) {
                     continue; // not asked for, or replaced before the bucket's first timeuuid: current at no moment of it
                 }
                 Map<List<ByteBuffer>, Entry> bucket = out.computeIfAbsent(label, l -> new LinkedHashMap<>());
                 Entry previous = bucket.get(keys[i]);
-                UUID first = previous == null ? tid : previous.first();
-                bucket.put(keys[i], new Entry(tid, first, deletedAfter(ascending, keys, i), VersionedEntries.projections(index, ascending.get(i))));
+                bucket.put(keys[i], new Entry(tid, previous == null ? tid : previous.first(), deleted, proj));
             }
         }
         return out;

@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * The column layout of a bucket table {@code idx_<table>_<index>_<period>} (docs/design.md section
- * 3.7), in one place for its DDL, the seal's writes and the reads' selects. Its partition key is
+ * 3.7), in one place for its DDL ({@link CqlGenerator#createBucketTable}), the seal's writes and the
+ * reads' selects. Its partition key is
  * {@value #LABEL_COLUMN} (the bucket's label) then the index's partition key; its clustering
  * columns are the index's. After the index table's columns ({@link IndexLayout#columns}, key
  * first), in this order: {@value #FIRST_COLUMN} and {@value #SEAL_COLUMN}. So a read selects the
@@ -21,7 +22,7 @@ public final class BucketLayout {
     /** The key of a bucket table's comment, which names its table, index and period. */
     public static final String COMMENT_KEY = "gsi_bucket";
 
-    private static final Column LABEL = Column.of(LABEL_COLUMN, AttrType.STRING);
+    static final Column LABEL = Column.of(LABEL_COLUMN, AttrType.STRING);
     private static final Column FIRST = Column.of(FIRST_COLUMN, AttrType.TIMEUUID);
     private static final Column SEAL = Column.of(SEAL_COLUMN, AttrType.TIMEUUID);
 
@@ -74,30 +75,5 @@ public final class BucketLayout {
     /** Position of {@value #SEAL_COLUMN} in {@link #columns}. */
     public int sealColumn() {
         return columns().size() - 1;
-    }
-
-    /** The {@code CREATE TABLE IF NOT EXISTS} of the bucket table in {@code keyspace}, its comment naming table, index and period. */
-    public String createTable(TableDef def) {
-        List<String> lines = new ArrayList<>();
-        lines.add("  " + LABEL.cqlName() + " " + LABEL.type().cql());
-        for (Column c : columns()) {
-            lines.add("  " + c.cqlName() + " " + c.type().cql());
-        }
-        StringBuilder pk = new StringBuilder("((");
-        pk.append(String.join(", ", partitionColumns().stream().map(Column::cqlName).toList())).append(')');
-        for (Column c : clusteringColumns()) {
-            pk.append(", ").append(c.cqlName());
-        }
-        lines.add("  PRIMARY KEY " + pk + ")");
-        StringBuilder with = new StringBuilder(" WITH ");
-        if (!clusteringColumns().isEmpty()) {
-            with.append("CLUSTERING ORDER BY (")
-                    .append(String.join(", ", clusteringColumns().stream().map(c -> c.cqlName() + " " + c.order().cql()).toList()))
-                    .append(")\n  AND ");
-        }
-        String comment = "{\"" + COMMENT_KEY + "\":{\"table\":\"" + def.table() + "\",\"index\":\"" + index.name() + "\",\"period\":\""
-                + index.bucket().jsonName() + "\"}}";
-        return "CREATE TABLE IF NOT EXISTS " + Cql.qualified(def.keyspace(), tableName()) + " (\n" + String.join(",\n", lines) + "\n)"
-                + with + "comment = " + Cql.literal(comment) + ";";
     }
 }

@@ -56,7 +56,7 @@ public final class CqlGenerator {
         for (Index index : def.indexes().values()) {
             out.add(new Statement("index " + index.name(), createIndexTable(def, index)));
             if (index.bucket() != null) {
-                out.add(new Statement("bucket table of index " + index.name(), BucketLayout.of(index).createTable(def)));
+                out.add(new Statement("bucket table of index " + index.name(), createBucketTable(def, index)));
             }
         }
         if (!def.indexes().isEmpty()) {
@@ -82,6 +82,21 @@ public final class CqlGenerator {
         return "CREATE TABLE IF NOT EXISTS " + Cql.qualified(def.keyspace(), index.tableName()) + " (\n"
                 + String.join(",\n", lines) + "\n)" + clusteringOrder(index.clusteringColumns(), true)
                 + "comment = " + Cql.literal(indexComment(def, index)) + ";";
+    }
+
+    /** The bucket table of an index that declares one (docs/design.md section 3.7), its comment naming table, index and period. */
+    public static String createBucketTable(TableDef def, Index index) {
+        BucketLayout layout = BucketLayout.of(index);
+        List<String> lines = new ArrayList<>();
+        lines.add("  " + BucketLayout.LABEL.cqlName() + " " + BucketLayout.LABEL.type().cql());
+        for (Column c : layout.columns()) {
+            lines.add("  " + c.cqlName() + " " + c.type().cql());
+        }
+        lines.add("  PRIMARY KEY (" + primaryKey(layout.partitionColumns(), layout.clusteringColumns()) + ")");
+        ObjectNode root = MAPPER.createObjectNode();
+        root.putObject(BucketLayout.COMMENT_KEY).put("table", def.table()).put("index", index.name()).put("period", index.bucket().jsonName());
+        return "CREATE TABLE IF NOT EXISTS " + Cql.qualified(def.keyspace(), layout.tableName()) + " (\n" + String.join(",\n", lines) + "\n)"
+                + clusteringOrder(layout.clusteringColumns(), true) + "comment = " + Cql.literal(root.toString()) + ";";
     }
 
     public static String createTrigger(TableDef def) {

@@ -175,7 +175,7 @@ class BucketDefinitionsTest {
     void should_create_the_bucket_table_with_label_and_index_key_as_partition_key_when_an_index_has_a_day_bucket() {
         TableDef def = parse(BY_LENGTH_DAY);
         Index byLength = def.index("by_length");
-        String ddl = BucketLayout.of(byLength).createTable(def);
+        String ddl = CqlGenerator.createBucketTable(def, byLength);
 
         assertThat(ddl).startsWith("CREATE TABLE IF NOT EXISTS \"wiki\".\"idx_revisions_by_length_day\" (")
                 .contains("PRIMARY KEY ((\"_bucket\", \"length\"), \"key\")")

@@ -41,9 +41,6 @@ public final class BucketSeal {
     private final IndexWriter writer;
     private final ConsistencyLevel write;
 
-    /** What a seal did: its id, the buckets it sealed (none when it stopped early), the rows read and the entries written. */
-    public record Result(java.util.UUID seal, List<String> sealed, long rows, long entries, boolean complete) {}
-
     BucketSeal(Catalog.Indexed table, IndexPlan index, RowScans<RowHistory.Versions> rows, IndexWriter writer, ConsistencyLevel write) {
         this.table = table;
         this.index = index;
@@ -65,9 +62,10 @@ public final class BucketSeal {
 
     /**
      * Seals {@code labels} (null: every bucket up to {@code lastEnded}, from the first version's),
-     * on {@code ranges}, {@code parallelism} at a time, until {@code cancelled}.
+     * on {@code ranges}, {@code parallelism} at a time, until {@code cancelled}; returns the buckets
+     * sealed (none when it stopped early).
      */
-    public Result run(NavigableSet<String> labels, String lastEnded, List<TokenRange> ranges, int parallelism, Progress progress,
+    public List<String> run(NavigableSet<String> labels, String lastEnded, List<TokenRange> ranges, int parallelism, Progress progress,
             BooleanSupplier cancelled) {
         java.util.UUID g = Tids.fromTicks(Tids.ticks(Instant.now()), ThreadLocalRandom.current().nextLong());
         BucketsTable states = table.buckets();
@@ -89,15 +87,15 @@ public final class BucketSeal {
             boolean complete = rows.scan(range.start(), range.end(), row -> {
                 Map<String, Map<List<java.nio.ByteBuffer>, BucketEntries.Entry>> entries = BucketEntries.of(table.plan, index, row.versions(), lo, hi,
                         all ? l -> true : labels::contains);
-                entries.forEach((label, byKey) -> counts.computeIfAbsent(label, l -> new LongAdder()).add(byKey.size()));
                 for (Statement<?> st : bucketTable.statements(entries, g, write)) {
                     round.send(st, range);
                 }
                 rowsRead.increment();
                 progress.rows(1);
-                entries.values().forEach(m -> {
-                    written.add(m.size());
-                    progress.writes(m.size());
+                entries.forEach((label, byKey) -> {
+                    counts.computeIfAbsent(label, l -> new LongAdder()).add(byKey.size());
+                    written.add(byKey.size());
+                    progress.writes(byKey.size());
                 });
             }, stop);
             InFlight.await(round);
@@ -113,11 +111,11 @@ public final class BucketSeal {
                 throw new JobFailedException("sealing the buckets of " + ks + "." + t + " " + name + " failed: " + JobFailure.message(outcome.failure()),
                         outcome.failure());
             }
-            return new Result(g, List.of(), rowsRead.sum(), written.sum(), false);
+            return List.of();
         }
         NavigableSet<String> sealed = new TreeSet<>();
         if (all) {
-            String first = counts.isEmpty() ? hi : ((TreeSet<String>) new TreeSet<>(counts.keySet())).first();
+            String first = counts.isEmpty() ? hi : java.util.Collections.min(counts.keySet());
             for (String l = first; l.compareTo(hi) <= 0; l = period.next(l)) {
                 sealed.add(l);
             }
@@ -130,6 +128,6 @@ public final class BucketSeal {
         }
         LOG.info("sealed {} bucket(s) of {}.{} {} ({} to {}) as {}: {} rows read, {} entries", sealed.size(), ks, t, name, sealed.first(),
                 sealed.last(), g, rowsRead.sum(), written.sum());
-        return new Result(g, List.copyOf(sealed), rowsRead.sum(), written.sum(), true);
+        return List.copyOf(sealed);
     }
 }

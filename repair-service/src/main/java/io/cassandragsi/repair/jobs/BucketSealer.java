@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.NavigableSet;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
@@ -74,9 +75,8 @@ public final class BucketSealer implements AutoCloseable {
                 }
                 NavigableSet<String> due = due(table, e.getKey(), now);
                 if (!due.isEmpty()) {
-                    BucketSeal.Result r = jobs.seal(table, e.getKey()).run(due, due.last(), TokenRanges.split(Jobs.SEAL_SPLITS), 1,
-                            new Progress(), () -> closed || !mayRun.getAsBoolean());
-                    sealed.add(r.sealed().size());
+                    sealed.add(jobs.seal(table, e.getKey()).run(due, due.last(), TokenRanges.split(Jobs.SEAL_SPLITS), 1, new Progress(),
+                            () -> closed || !mayRun.getAsBoolean()).size());
                 }
             }
         }
@@ -90,20 +90,21 @@ public final class BucketSealer implements AutoCloseable {
         return due(states, last, BucketRule.micros(now));
     }
 
-    /** Pure: of the buckets {@code states} knows, those without a valid seal whose last change is a margin old, and {@code last} if it has none. */
+    /**
+     * Pure: the buckets up to {@code last} (the states {@code states} knows, and {@code last}
+     * itself) without a valid seal whose latest change, if any, is more than a margin old.
+     */
     static NavigableSet<String> due(Map<String, BucketsTable.State> states, String last, long nowMicros) {
-        NavigableSet<String> out = new TreeSet<>();
+        Map<String, BucketsTable.State> all = new TreeMap<>(states);
+        all.putIfAbsent(last, new BucketsTable.State(null, null, 0));
         long margin = BucketRule.MARGIN.toNanos() / 1000;
-        states.forEach((label, s) -> {
+        NavigableSet<String> out = new TreeSet<>();
+        all.forEach((label, s) -> {
             boolean settled = s.changedMicros() == null || s.changedMicros() + margin < nowMicros;
             if (label.compareTo(last) <= 0 && !s.valid() && settled) {
                 out.add(label);
             }
         });
-        BucketsTable.State lastState = states.get(last);
-        if (lastState == null || (!lastState.valid() && (lastState.changedMicros() == null || lastState.changedMicros() + margin < nowMicros))) {
-            out.add(last);
-        }
         return out;
     }
 

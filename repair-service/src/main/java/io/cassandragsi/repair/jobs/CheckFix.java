@@ -5,8 +5,10 @@ import io.cassandragsi.check.Finding;
 import io.cassandragsi.check.Observed;
 import io.cassandragsi.check.Rewrite;
 import io.cassandragsi.check.RowHistory;
+import io.cassandragsi.index.BucketRule;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.TablePlan;
+import io.cassandragsi.maintain.BucketChanges;
 import io.cassandragsi.maintain.RowRecord;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -16,6 +18,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -145,15 +148,14 @@ final class CheckFix<H extends RowHistory> {
      */
     private void recordBucketChanges(List<RowFix<H>> fixes) {
         TablePlan plan = check.rule.plan();
-        if (!plan.hasBuckets() || !plan.versioned()) {
+        if (!plan.hasBuckets()) {
             return;
         }
-        io.cassandragsi.maintain.BucketChanges buckets = check.stores.buckets();
-        java.util.Set<io.cassandragsi.index.BucketRule.Change> changes = new LinkedHashSet<>();
+        BucketChanges buckets = check.stores.buckets();
+        Set<BucketRule.Change> changes = new LinkedHashSet<>();
         for (RowFix<H> f : fixes) {
-            java.util.UUID first = f.row() instanceof io.cassandragsi.check.RowHistory.Versions v && !v.versions().isEmpty()
-                    ? v.versions().get(0).tid() : null;
-            io.cassandragsi.index.BucketRule.Change c = io.cassandragsi.index.BucketRule.change(plan, first, buckets.now());
+            UUID first = f.row() instanceof RowHistory.Versions v && !v.versions().isEmpty() ? v.versions().get(0).tid() : null;
+            BucketRule.Change c = BucketRule.change(plan, first, buckets.now());
             if (c != null) {
                 changes.add(c);
             }

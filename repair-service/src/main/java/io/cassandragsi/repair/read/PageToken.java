@@ -30,8 +30,11 @@ final class PageToken {
     /** One initialized MAC per thread: looking the algorithm up and keying it cost more than signing a token. */
     private final ThreadLocal<Mac> macs;
 
-    /** {@code lastRow}: the {@link #rowId} of the last row consumed, or null when {@code offset} is 0. */
-    /** {@code seal}: the seal of the bucket the read pages through (docs/design.md section 8.5), or null: the index table. */
+    /**
+     * {@code lastRow}: the {@link #rowId} of the last row consumed, or null when {@code offset} is 0;
+     * {@code seal}: the seal of the bucket the read pages through (docs/design.md section 8.5), or
+     * null: the index table.
+     */
     record Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset, byte[] lastRow, UUID seal) {
         Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset, byte[] lastRow) {
             this(fingerprint, queryTime, pagingState, offset, lastRow, null);

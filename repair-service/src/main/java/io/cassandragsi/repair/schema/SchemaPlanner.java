@@ -154,7 +154,7 @@ public final class SchemaPlanner {
             }
             if (index.bucket() != null && live.table(def.keyspace(), index.bucketTableName()).isEmpty()) {
                 statements.add(new Statement("create bucket table " + def.keyspace() + "." + index.bucketTableName() + " (index " + index.name()
-                        + ", one bucket per " + index.bucket().jsonName() + ")", io.cassandragsi.schema.BucketLayout.of(index).createTable(def)));
+                        + ", one bucket per " + index.bucket().jsonName() + ")", CqlGenerator.createBucketTable(def, index)));
                 if (base.isPresent() && table.isPresent()) {
                     rebuild.add(candidate(def, index, "new bucket table (the rebuild seals the ended buckets)"));
                 }

@@ -2,8 +2,6 @@ package io.cassandragsi.repair.store;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.cql.BatchStatement;
-import com.datastax.oss.driver.api.core.cql.BatchType;
 import com.datastax.oss.driver.api.core.cql.BatchableStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
@@ -83,12 +81,7 @@ public final class BucketTable {
             partition.addAll(key.subList(0, ps));
             byPartition.computeIfAbsent(partition, x -> new ArrayList<>()).add(b.setConsistencyLevel(cl).setIdempotence(true).build());
         }));
-        List<Statement<?>> out = new ArrayList<>(byPartition.size());
-        for (List<BatchableStatement<?>> group : byPartition.values()) {
-            out.add(group.size() == 1 ? group.get(0)
-                    : BatchStatement.newInstance(BatchType.UNLOGGED, group).setConsistencyLevel(cl).setIdempotent(true));
-        }
-        return out;
+        return IndexTable.perPartition(byPartition.values(), cl);
     }
 
     /**

@@ -265,8 +265,13 @@ public final class IndexTable {
         for (TablePlan.IndexWrite w : writes) {
             byPartition.computeIfAbsent(w.key().subList(0, ps), k -> new ArrayList<>()).addAll(statements(w, cl));
         }
-        List<Statement<?>> out = new ArrayList<>(byPartition.size());
-        for (List<BatchableStatement<?>> group : byPartition.values()) {
+        return perPartition(byPartition.values(), cl);
+    }
+
+    /** One statement per partition: its writes alone, or as an UNLOGGED batch (a single mutation on the replica, no batchlog). */
+    static List<Statement<?>> perPartition(java.util.Collection<List<BatchableStatement<?>>> partitions, ConsistencyLevel cl) {
+        List<Statement<?>> out = new ArrayList<>(partitions.size());
+        for (List<BatchableStatement<?>> group : partitions) {
             out.add(group.size() == 1 ? group.get(0)
                     : BatchStatement.newInstance(BatchType.UNLOGGED, group).setConsistencyLevel(cl).setIdempotent(true));
         }
