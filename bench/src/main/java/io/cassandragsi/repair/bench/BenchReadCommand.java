@@ -139,7 +139,7 @@ public final class BenchReadCommand implements Callable<Integer> {
                 List<Map<String, Object>> saturatedRatios = List.of();
                 if (inFlight > 0) {
                     // http-floor too: the HTTP round trip alone at saturation, the floor under every HTTP read's figure
-                    saturated = Saturation.measure(queries, inFlight, java.time.Duration.ofSeconds(quick ? 2 : 5), out);
+                    saturated = Saturation.measure(queries, inFlight, java.time.Duration.ofSeconds(quick ? 3 : 6), 3, out);
                     saturatedRatios = Saturation.ratios(saturated);
                     out.println("reads/s at saturation over the view's (target: http-eventual at least 0.8): " + saturatedRatios);
                 }

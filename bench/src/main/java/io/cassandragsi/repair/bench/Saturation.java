@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Saturation {
     /** One query's figures. */
-    record Result(String name, double readsPerSecond, double p50Millis, double p99Millis, long requests) {
+    record Result(String name, double readsPerSecond, double p50Millis, double p99Millis, long requests, CpuUse.Share cpu) {
         Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("name", name);
@@ -27,36 +27,77 @@ final class Saturation {
             m.put("p50_ms", Math.round(p50Millis * 1000) / 1000.0);
             m.put("p99_ms", Math.round(p99Millis * 1000) / 1000.0);
             m.put("requests", requests);
+            if (cpu != null) {
+                m.put("bench_jvm_cpu_us_per_read", Math.round(cpu.ownMicros() / requests));
+                m.put("rest_cpu_us_per_read", Math.round(cpu.restMicros() / requests));
+                m.put("machine_busy", Math.round(cpu.busy() * 100) / 100.0);
+            }
             return m;
         }
     }
 
+    /**
+     * Per query, not counted, before the first round: the JIT of both JVMs (the node's and this
+     * one) compiles what saturation makes hot, slowly on a saturated machine; with 1 s, the node's
+     * compiler still took a third of the machine during the first round.
+     */
+    private static final Duration WARM_UP = Duration.ofSeconds(2);
+
     private Saturation() {}
 
-    static List<Result> measure(List<BenchReadCommand.Query> queries, int inFlight, Duration each, PrintWriter out) throws Exception {
-        out.printf(Locale.ROOT, "saturation: %d requests in flight, %d s per query (after 1 s not counted)...%n", inFlight, each.toSeconds());
+    /**
+     * Measures {@code queries} in {@code rounds} rounds of one window each per query, after one
+     * round of {@link #WARM_UP} windows not counted: interleaved, so that what drifts over a run (the JIT of the
+     * node and of this JVM, compactions) weighs on every query alike. A query's figures are over
+     * all its windows.
+     */
+    static List<Result> measure(List<BenchReadCommand.Query> queries, int inFlight, Duration each, int rounds, PrintWriter out)
+            throws Exception {
+        out.printf(Locale.ROOT, "saturation: %d requests in flight, %d rounds of %.1f s per query (after a round of %d s not counted)...%n",
+                inFlight, rounds, each.toMillis() / 1000.0 / rounds, WARM_UP.toSeconds());
         out.flush();
         ExecutorService pool = Executors.newFixedThreadPool(inFlight);
-        List<Result> results = new ArrayList<>();
+        Map<BenchReadCommand.Query, Latencies> lat = new LinkedHashMap<>();
+        Map<BenchReadCommand.Query, long[]> counts = new LinkedHashMap<>(); // requests, nanoseconds
+        Map<BenchReadCommand.Query, CpuUse.Share> cpu = new LinkedHashMap<>();
         try {
             for (BenchReadCommand.Query q : queries) {
-                window(pool, q, inFlight, Duration.ofSeconds(1), null);
-                Latencies lat = new Latencies();
-                long t0 = System.nanoTime();
-                long count = window(pool, q, inFlight, each, lat);
-                double seconds = (System.nanoTime() - t0) / 1e9;
-                Result r;
-                synchronized (lat) {
-                    r = new Result(q.name(), count / seconds, lat.percentileMillis(50), lat.percentileMillis(99), count);
+                window(pool, q, inFlight, WARM_UP, null);
+                lat.put(q, new Latencies());
+                counts.put(q, new long[2]);
+            }
+            Duration length = each.dividedBy(rounds);
+            for (int round = 0; round < rounds; round++) {
+                for (BenchReadCommand.Query q : queries) {
+                    CpuUse.Sample before = CpuUse.sample();
+                    long t0 = System.nanoTime();
+                    long count = window(pool, q, inFlight, length, lat.get(q));
+                    counts.get(q)[0] += count;
+                    counts.get(q)[1] += System.nanoTime() - t0;
+                    CpuUse.Share used = CpuUse.between(before, CpuUse.sample());
+                    cpu.put(q, round == 0 ? used : CpuUse.Share.plus(cpu.get(q), used));
                 }
-                results.add(r);
             }
         } finally {
             pool.shutdownNow();
         }
-        out.printf(Locale.ROOT, "%-48s %10s %9s %9s%n", "query (saturated)", "reads/s", "p50 ms", "p99 ms");
+        List<Result> results = new ArrayList<>();
+        for (BenchReadCommand.Query q : queries) {
+            long[] c = counts.get(q);
+            Latencies l = lat.get(q);
+            synchronized (l) {
+                results.add(new Result(q.name(), c[0] / (c[1] / 1e9), l.percentileMillis(50), l.percentileMillis(99), c[0], cpu.get(q)));
+            }
+        }
+        // CPU per read: this JVM (the client threads, and our service for the gsi-* queries) and the
+        // rest of the machine (the Cassandra node), from the process's and the kernel's CPU counters
+        out.printf(Locale.ROOT, "%-48s %10s %9s %9s %12s %12s %6s%n", "query (saturated)", "reads/s", "p50 ms", "p99 ms", "jvm us/read",
+                "rest us/read", "busy");
         for (Result r : results) {
-            out.printf(Locale.ROOT, "%-48s %10.0f %9.3f %9.3f%n", r.name(), r.readsPerSecond(), r.p50Millis(), r.p99Millis());
+            CpuUse.Share c = r.cpu();
+            out.printf(Locale.ROOT, "%-48s %10.0f %9.3f %9.3f %12s %12s %6s%n", r.name(), r.readsPerSecond(), r.p50Millis(), r.p99Millis(),
+                    c == null ? "-" : Math.round(c.ownMicros() / r.requests()), c == null ? "-" : Math.round(c.restMicros() / r.requests()),
+                    c == null ? "-" : Math.round(c.busy() * 100) + "%");
         }
         out.flush();
         return results;
@@ -91,28 +132,45 @@ final class Saturation {
 
     /**
      * Per question, our reads/s over the view's: HTTP eventual (target at least 0.8), and the Java
-     * API at {@code as_of=safe}.
+     * API at {@code as_of=safe}; and {@code http_ceiling_vs_mv}, the most an HTTP read can reach on
+     * this machine: the view's CPU per read over the Java read's plus the HTTP exchange's alone
+     * (http-floor's), both measured here. It holds while the machine is saturated (every window
+     * busy), so that reads/s is the machine's CPU over the CPU per read.
      */
     static List<Map<String, Object>> ratios(List<Result> results) {
-        Map<String, Double> rps = new LinkedHashMap<>();
-        results.forEach(r -> rps.put(r.name(), r.readsPerSecond()));
+        Map<String, Result> byName = new LinkedHashMap<>();
+        results.forEach(r -> byName.put(r.name(), r));
         List<Map<String, Object>> out = new ArrayList<>();
-        for (String name : rps.keySet()) {
+        for (String name : byName.keySet()) {
             if (!name.startsWith("mv-cql ")) {
                 continue;
             }
             String question = name.substring("mv-cql".length());
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("question", question.trim());
-            Double mv = rps.get(name);
+            Result mv = byName.get(name);
             for (String ours : List.of("gsi-http-eventual", "gsi-http-safe", "gsi-java-eventual", "gsi-java-safe", "http-floor")) {
-                Double v = rps.get(ours + question);
-                if (v != null && mv > 0) {
-                    row.put(ours.replaceFirst("^gsi-", "") + "_vs_mv", Math.round(v / mv * 100) / 100.0);
+                Result r = byName.get(ours + question);
+                if (r != null && mv.readsPerSecond() > 0) {
+                    row.put(ours.replaceFirst("^gsi-", "") + "_vs_mv", round2(r.readsPerSecond() / mv.readsPerSecond()));
                 }
+            }
+            Result java = byName.get("gsi-java-eventual" + question);
+            Result floor = byName.get("http-floor" + question);
+            if (java != null && floor != null && cpuPerRead(mv) > 0 && cpuPerRead(java) > 0 && cpuPerRead(floor) > 0) {
+                row.put("http_ceiling_vs_mv", round2(cpuPerRead(mv) / (cpuPerRead(java) + cpuPerRead(floor))));
             }
             out.add(row);
         }
         return out;
+    }
+
+    /** The whole machine's CPU per read in microseconds, or 0 when unknown. */
+    private static double cpuPerRead(Result r) {
+        return r.cpu() == null || r.requests() == 0 ? 0 : (r.cpu().ownMicros() + r.cpu().restMicros()) / r.requests();
+    }
+
+    private static double round2(double v) {
+        return Math.round(v * 100) / 100.0;
     }
 }
