@@ -92,6 +92,22 @@ final class Check<H extends RowHistory> {
      */
     private LongSupplier horizonMillis;
 
+    /** The check of the bucket tables of the targets that have one (docs/design.md section 9.2); null: none. */
+    BucketCheck buckets;
+
+    /** Also compares the bucket tables of {@code bucketed} (those of the targets with a bucket table) with the base, through {@code stores}. */
+    Check<H> withBuckets(io.cassandragsi.repair.store.BucketStores stores, List<IndexPlan> bucketed) {
+        List<IndexPlan> mine = bucketed.stream().filter(targets::contains).toList();
+        this.buckets = mine.isEmpty() ? null : new BucketCheck(rule.plan(), mine, stores, options.examples());
+        return this;
+    }
+
+    /** The bucket check, when this check has one and it began ({@link BucketCheck#begin}); else null. */
+    private BucketCheck bucketsBegun() {
+        BucketCheck b = buckets;
+        return b != null && b.begun() ? b : null;
+    }
+
     /** Leaves what was written at or after {@code horizonMillis} to the maintainers. */
     Check<H> leavingRecent(LongSupplier horizonMillis) {
         this.horizonMillis = horizonMillis;
@@ -113,6 +129,14 @@ final class Check<H extends RowHistory> {
         for (IndexPlan p : targets) {
             if (!indexRange(p, range, stop)) {
                 return false;
+            }
+        }
+        BucketCheck b = bucketsBegun();
+        if (b != null) {
+            for (IndexPlan p : b.indexes()) {
+                if (!b.scan(p, range, progress, stop)) {
+                    return false;
+                }
             }
         }
         return true;
@@ -151,7 +175,12 @@ final class Check<H extends RowHistory> {
         this.progress = progress;
         this.inFlight = new InFlight(options.maxInFlight());
         List<TokenRange> ranges = TokenRanges.split(splits);
-        progress.start(ranges.size() * (1 + targets.size()), 0);
+        List<IndexPlan> bucketed = buckets == null ? List.of() : buckets.indexes();
+        int passes = 1 + targets.size() + bucketed.size();
+        progress.start(ranges.size() * passes, 0);
+        if (buckets != null) {
+            buckets.begin(); // the states before any read (docs/design.md section 9.2)
+        }
         LOG.info("check {} of {} {}{}: {} ranges per pass, parallelism {}", id, def.qualifiedName(), targets.stream().map(p -> p.index().name())
                 .toList(), options.fix() ? " with fix" : "", ranges.size(), options.parallelism());
         progress.phase("base");
@@ -167,13 +196,30 @@ final class Check<H extends RowHistory> {
             failure = o.failure();
             done += o.done();
         }
+        for (IndexPlan p : bucketed) {
+            if (failure != null || cancelled.getAsBoolean()) {
+                break;
+            }
+            progress.phase("buckets of " + p.index().name());
+            o = pass(id, ranges, listener, cancelled, (range, stop) -> buckets.scan(p, range, progress, stop));
+            failure = o.failure();
+            done += o.done();
+        }
+        List<CheckResult.BucketReport> bucketReports = List.of();
+        if (failure == null && done == ranges.size() * passes && buckets != null) {
+            try {
+                bucketReports = buckets.finish(options.fix());
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+        }
         JobState state;
         String message = null;
         if (failure != null) {
             state = JobState.FAILED;
             message = JobFailure.message(failure);
             LOG.error("check {} failed: {}", id, message, failure);
-        } else if (done < ranges.size() * (1 + targets.size())) {
+        } else if (done < ranges.size() * passes) {
             state = JobState.CANCELLED;
             message = "cancelled: counts cover part of the ring";
         } else {
@@ -185,7 +231,8 @@ final class Check<H extends RowHistory> {
             reports.add(tallies.get(p).report());
         }
         ProgressSnapshot s = progress.snapshot();
-        return new CheckResult(id, def.keyspace(), def.table(), state, options.fix(), reports, s.rows(), s.entries(), s.elapsed(), message);
+        return new CheckResult(id, def.keyspace(), def.table(), state, options.fix(), reports, s.rows(), s.entries(), s.elapsed(), message,
+                bucketReports);
     }
 
     private RangeRunner.Outcome pass(String id, List<TokenRange> ranges, ProgressListener listener, BooleanSupplier cancelled,
@@ -248,6 +295,10 @@ final class Check<H extends RowHistory> {
                 keys[0] += e.size();
                 tallies.get(p).expected.add(e.size());
                 tallies.get(p).tooLarge.add(rule.tooLarge(p, row));
+            }
+            BucketCheck b = bucketsBegun();
+            if (b != null) {
+                b.expect(row);
             }
             batch.add(new RowWork<>(row, expected));
             if (keys[0] >= BATCH || batch.size() >= BATCH) {
