@@ -211,4 +211,56 @@ class BucketCheckTest {
         assertThat(fixed.summary()).contains("2 given back to the sealer");
         assertThat(fixed.toMap().get("buckets").toString()).contains("given_back=2");
     }
+
+    // ---------------------------------------------------------------- anti-entropy (docs/design.md section 9.3)
+
+    private AntiEntropy entropy(MemoryJobLedger ledger, java.util.function.LongSupplier safeTimeMillis) {
+        return AntiEntropyTest.entropy(t.def, options -> Check.of(t.rule, t, t.writes(), t.plan.indexes(), options, () -> NOW_MILLIS * 10_000)
+                .withBuckets(b, List.of(byLength)), ledger, safeTimeMillis);
+    }
+
+    private long count(AntiEntropy e, String kind) {
+        return AntiEntropyTest.count(e.table(t.def.qualifiedName()), kind);
+    }
+
+    @Test
+    void should_give_back_a_differing_bucket_at_the_end_of_a_whole_anti_entropy_pass() throws Exception {
+        world();
+        b.remove(byLength, D11, key(1, "r1"));
+        AntiEntropy e = entropy(new MemoryJobLedger(), () -> Long.MAX_VALUE);
+        assertThat(e.round()).isTrue();
+        assertThat(count(e, "buckets_compared")).isEqualTo(3);
+        assertThat(count(e, "buckets_differing")).isEqualTo(1);
+        assertThat(count(e, "buckets_given_back")).isEqualTo(1);
+        assertThat(b.changes).containsExactly(Map.entry("by_length", List.of(D11)));
+    }
+
+    @Test
+    void should_compare_no_bucket_in_a_resumed_pass() throws Exception {
+        world();
+        b.remove(byLength, D11, key(1, "r1"));
+        MemoryJobLedger ledger = new MemoryJobLedger();
+        Instant started = Instant.now().minusSeconds(600);
+        JobLedger.Header job = new JobLedger.Header("anti-entropy-old", AntiEntropy.KIND, "ks", "revisions", JobLedger.ALL_INDEXES,
+                AntiEntropyTest.SPLITS, JobState.RUNNING, null, started, started);
+        ledger.create(job);
+        ledger.finished(job.id(), new JobLedger.RangeDone(TokenRanges.split(AntiEntropyTest.SPLITS).get(0), 0, 0, started));
+        AntiEntropy e = entropy(ledger, () -> Long.MAX_VALUE);
+        e.round();
+        assertThat(e.table(t.def.qualifiedName()).lastFullPass).as("the pass ended").isNotNull();
+        assertThat(count(e, "buckets_compared")).isZero();
+        assertThat(b.changes).isEmpty();
+    }
+
+    @Test
+    void should_compare_no_bucket_when_the_safe_time_does_not_pass_the_end_of_the_pass() throws Exception {
+        world();
+        b.remove(byLength, D11, key(1, "r1"));
+        AntiEntropy e = entropy(new MemoryJobLedger(), () -> NOW_MILLIS); // behind the real clock, which ends the pass
+        e.bucketsSettle = java.time.Duration.ZERO;
+        e.round();
+        assertThat(e.table(t.def.qualifiedName()).lastFullPass).as("the pass ended").isNotNull();
+        assertThat(count(e, "buckets_compared")).isZero();
+        assertThat(b.changes).isEmpty();
+    }
 }
