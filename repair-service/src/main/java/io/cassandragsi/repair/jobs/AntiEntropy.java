@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * a table is a job in the jobs table with its finished ranges, so a restarted service, or the
  * instance that takes over, resumes it where it stopped. One instance runs it at a time (the one
  * {@code mayRun} says: the holder of queue shard 0's lease). What was written since the table's
- * safe time is left to the maintainers ({@link Check#leavingRecent}).
+ * safe time is left to the maintainers ({@link Check#leavingRecent}). A whole pass also compares
+ * the table's bucket tables with the base ({@link BucketCheck}) once the safe time has passed its end.
  */
 public final class AntiEntropy implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AntiEntropy.class);

@@ -105,9 +105,9 @@ public record CheckResult(String jobId, String keyspace, String table, JobState 
 
     public String summary() {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format("check %s of %s.%s: %s%s, %,d base versions and %,d index entries read in %.1f s%n", jobId, keyspace, table,
+        sb.append(String.format("check %s of %s.%s: %s%s, %,d base versions and %,d index %sentries read in %.1f s%n", jobId, keyspace, table,
                 state == JobState.DONE ? (drift() ? "DRIFT" : "clean") : state.label() + (message == null ? "" : ": " + message),
-                fix ? " (with --fix)" : "", rows, entries, elapsed.toMillis() / 1000.0));
+                fix ? " (with --fix)" : "", rows, entries, buckets.isEmpty() ? "" : "and bucket ", elapsed.toMillis() / 1000.0));
         for (IndexReport r : indexes) {
             sb.append(String.format("  %s: %,d expected entries; missing %,d, stale %,d (wrong _tid %,d, wrong _deleted %,d, wrong projection %,d),"
                     + " orphans %,d; approximate _deleted %,d (not drift), transient %,d",
