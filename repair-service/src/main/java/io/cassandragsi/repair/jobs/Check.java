@@ -178,15 +178,24 @@ final class Check<H extends RowHistory> {
         List<IndexPlan> bucketed = buckets == null ? List.of() : buckets.indexes();
         int passes = 1 + targets.size() + bucketed.size();
         progress.start(ranges.size() * passes, 0);
-        if (buckets != null) {
-            buckets.begin(); // the states before any read (docs/design.md section 9.2)
-        }
         LOG.info("check {} of {} {}{}: {} ranges per pass, parallelism {}", id, def.qualifiedName(), targets.stream().map(p -> p.index().name())
                 .toList(), options.fix() ? " with fix" : "", ranges.size(), options.parallelism());
-        progress.phase("base");
-        RangeRunner.Outcome o = pass(id, ranges, listener, cancelled, this::baseRange);
-        Throwable failure = o.failure();
-        int done = o.done();
+        Throwable failure = null;
+        int done = 0;
+        try {
+            if (buckets != null) {
+                buckets.begin(); // the states before any read (docs/design.md section 9.2)
+            }
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        RangeRunner.Outcome o;
+        if (failure == null) {
+            progress.phase("base");
+            o = pass(id, ranges, listener, cancelled, this::baseRange);
+            failure = o.failure();
+            done = o.done();
+        }
         for (IndexPlan p : targets) {
             if (failure != null || cancelled.getAsBoolean()) {
                 break;

@@ -212,6 +212,18 @@ class BucketCheckTest {
         assertThat(fixed.toMap().get("buckets").toString()).contains("given_back=2");
     }
 
+    @Test
+    void should_fail_the_check_when_the_bucket_states_cannot_be_read() {
+        world();
+        b.statesFail = new IllegalStateException("the project keyspace does not answer");
+        int rebuildRead = t.scanned.size();
+        CheckResult c = check(true);
+        assertThat(c.state()).isEqualTo(JobState.FAILED);
+        assertThat(c.message()).contains("the project keyspace does not answer");
+        assertThat(c.buckets()).isEmpty();
+        assertThat(t.scanned).as("no range read").hasSize(rebuildRead);
+    }
+
     // ---------------------------------------------------------------- anti-entropy (docs/design.md section 9.3)
 
     private AntiEntropy entropy(MemoryJobLedger ledger, java.util.function.LongSupplier safeTimeMillis) {

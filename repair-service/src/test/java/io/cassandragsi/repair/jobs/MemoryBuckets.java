@@ -57,8 +57,14 @@ final class MemoryBuckets implements BucketStores {
         duringScan = r;
     }
 
+    /** When set, every read of the states fails with it (the project keyspace not answering). */
+    volatile RuntimeException statesFail;
+
     @Override
     public synchronized Map<String, BucketsTable.State> states(IndexPlan index) {
+        if (statesFail != null) {
+            throw statesFail;
+        }
         return new TreeMap<>(states.getOrDefault(index, Map.of()));
     }
 
