@@ -69,6 +69,22 @@ public final class BucketDigest {
                 .forEach((label, byKey) -> byKey.forEach((key, e) -> add(label, key, e)));
     }
 
+    /** An empty digest of the same buckets, to be added to this one later ({@link #addAll}). */
+    public BucketDigest empty() {
+        return new BucketDigest(period, labels);
+    }
+
+    /** Adds what {@code other} (a digest of the same period) counted, bucket by bucket; its labels outside this one's are ignored. */
+    public void addAll(BucketDigest other) {
+        other.sums.forEach((label, s) -> {
+            LongAdder[] mine = sums.get(label);
+            if (mine != null) {
+                mine[0].add(s[0].sum());
+                mine[1].add(s[1].sum());
+            }
+        });
+    }
+
     /** The digest of {@code label} so far (zero for a label without entries). */
     public Sum sum(String label) {
         LongAdder[] s = sums.get(label);

@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * The check of bucket tables (docs/design.md section 9.2), a step of {@link Check}: per bucketed
  * index, the buckets with a valid seal when it begins ({@link #begin}) are compared by digest
  * ({@link BucketDigest}): the expected side from the base rows the check's first pass reads
- * ({@link #expect}, the seal's rule), the observed side from a scan of the bucket table ({@link
- * #scan}) that counts only the entries of that seal. {@link #finish} reads the states again and
+ * ({@link Part#expect}, the seal's rule), the observed side from a scan of the bucket table
+ * ({@link Part#scan}) that counts only the entries of that seal; each range counts once it is done
+ * ({@link #commit}). {@link #finish} reads the states again and
  * compares only the buckets whose valid seal is the same at both ends (a seal or a change in
  * between is the sealer's business); with {@code fix}, each bucket that differs gets a change, so
  * the sealer seals it again and reads use the index table meanwhile (section 9.4). Memory is one
@@ -71,22 +72,53 @@ final class BucketCheck {
         return !looks.isEmpty();
     }
 
-    /** A base row the check read: the entries it should have in the compared buckets (a versioned row; buckets only exist on versioned tables). */
-    void expect(RowHistory row) {
-        if (row instanceof RowHistory.Versions v) {
-            looks.forEach((p, look) -> look.expected().addRow(plan, p, v.versions()));
+    /**
+     * What one attempt at one token range adds to the digests, added to them only once the attempt
+     * finished ({@link #commit}): a range that fails is read again from its start ({@link
+     * RangeRunner#runRetrying}), and must not count twice. One digest per bucket and index.
+     */
+    final class Part {
+        private final Map<IndexPlan, BucketDigest> expected = new IdentityHashMap<>();
+        private final Map<IndexPlan, BucketDigest> observed = new IdentityHashMap<>();
+
+        private Part() {
+            looks.forEach((p, look) -> {
+                expected.put(p, look.expected().empty());
+                observed.put(p, look.observed().empty());
+            });
+        }
+
+        /** A base row the check read: the entries it should have in the compared buckets (a versioned row; buckets only exist on versioned tables). */
+        void expect(RowHistory row) {
+            if (row instanceof RowHistory.Versions v) {
+                expected.forEach((p, digest) -> digest.addRow(plan, p, v.versions()));
+            }
+        }
+
+        /** One token range of {@code p}'s bucket table: the entries of each compared bucket's valid seal; false when stopped early. */
+        boolean scan(IndexPlan p, TokenRange range, Progress progress, BooleanSupplier stop) throws InterruptedException {
+            Map<String, UUID> seals = looks.get(p).seals();
+            BucketDigest digest = observed.get(p);
+            return stores.scan(p, range.start(), range.end(), (label, key, entry, seal) -> {
+                progress.entries(1);
+                if (seal != null && seal.equals(seals.get(label))) {
+                    digest.add(label, key, entry);
+                }
+            }, stop);
         }
     }
 
-    /** One token range of {@code p}'s bucket table: the entries of each compared bucket's valid seal; false when stopped early. */
-    boolean scan(IndexPlan p, TokenRange range, Progress progress, BooleanSupplier stop) throws InterruptedException {
-        Look look = looks.get(p);
-        return stores.scan(p, range.start(), range.end(), (label, key, entry, seal) -> {
-            progress.entries(1);
-            if (seal != null && seal.equals(look.seals().get(label))) {
-                look.observed().add(label, key, entry);
-            }
-        }, stop);
+    /** A new attempt at a range ({@link #begin} first). */
+    Part part() {
+        return new Part();
+    }
+
+    /** Counts an attempt that finished its range. */
+    void commit(Part part) {
+        looks.forEach((p, look) -> {
+            look.expected().addAll(part.expected.get(p));
+            look.observed().addAll(part.observed.get(p));
+        });
     }
 
     /**

@@ -123,7 +123,9 @@ final class Check<H extends RowHistory> {
         if (inFlight == null) {
             inFlight = new InFlight(options.maxInFlight());
         }
-        if (!baseRange(range, stop)) {
+        BucketCheck b = bucketsBegun();
+        BucketCheck.Part part = b == null ? null : b.part(); // a range tried again starts a new part
+        if (!baseRange(range, stop, part)) {
             return false;
         }
         for (IndexPlan p : targets) {
@@ -131,13 +133,13 @@ final class Check<H extends RowHistory> {
                 return false;
             }
         }
-        BucketCheck b = bucketsBegun();
         if (b != null) {
             for (IndexPlan p : b.indexes()) {
-                if (!b.scan(p, range, progress, stop)) {
+                if (!part.scan(p, range, progress, stop)) {
                     return false;
                 }
             }
+            b.commit(part);
         }
         return true;
     }
@@ -192,7 +194,7 @@ final class Check<H extends RowHistory> {
         RangeRunner.Outcome o;
         if (failure == null) {
             progress.phase("base");
-            o = pass(id, ranges, listener, cancelled, this::baseRange);
+            o = pass(id, ranges, listener, cancelled, (range, stop) -> inPart((part, r, st) -> baseRange(r, st, part), range, stop));
             failure = o.failure();
             done = o.done();
         }
@@ -210,7 +212,7 @@ final class Check<H extends RowHistory> {
                 break;
             }
             progress.phase("buckets of " + p.index().name());
-            o = pass(id, ranges, listener, cancelled, (range, stop) -> buckets.scan(p, range, progress, stop));
+            o = pass(id, ranges, listener, cancelled, (range, stop) -> inPart((part, r, st) -> part.scan(p, r, progress, st), range, stop));
             failure = o.failure();
             done += o.done();
         }
@@ -242,6 +244,23 @@ final class Check<H extends RowHistory> {
         ProgressSnapshot s = progress.snapshot();
         return new CheckResult(id, def.keyspace(), def.table(), state, options.fix(), reports, s.rows(), s.entries(), s.elapsed(), message,
                 bucketReports);
+    }
+
+    /** A range's work that adds to the bucket digests through a part of its own. */
+    @FunctionalInterface
+    private interface PartTask {
+        boolean run(BucketCheck.Part part, TokenRange range, BooleanSupplier stop) throws InterruptedException;
+    }
+
+    /** Runs {@code task} on a new part of the bucket check (null without one), counted when the range is done. */
+    private boolean inPart(PartTask task, TokenRange range, BooleanSupplier stop) throws InterruptedException {
+        BucketCheck b = bucketsBegun();
+        BucketCheck.Part part = b == null ? null : b.part();
+        boolean complete = task.run(part, range, stop);
+        if (complete && b != null) {
+            b.commit(part);
+        }
+        return complete;
     }
 
     private RangeRunner.Outcome pass(String id, List<TokenRange> ranges, ProgressListener listener, BooleanSupplier cancelled,
@@ -292,7 +311,8 @@ final class Check<H extends RowHistory> {
     /** One base row and the entries each index should have for it. */
     private record RowWork<H>(H row, Map<IndexPlan, Map<List<ByteBuffer>, Expected>> expected) {}
 
-    private boolean baseRange(TokenRange range, BooleanSupplier stop) throws InterruptedException {
+    /** Pass 1 over one range; each row also goes to {@code part} of the bucket check (null: none). */
+    private boolean baseRange(TokenRange range, BooleanSupplier stop, BucketCheck.Part part) throws InterruptedException {
         List<RowWork<H>> batch = new ArrayList<>();
         int[] keys = {0};
         boolean complete = rows.scan(range.start(), range.end(), row -> {
@@ -305,9 +325,8 @@ final class Check<H extends RowHistory> {
                 tallies.get(p).expected.add(e.size());
                 tallies.get(p).tooLarge.add(rule.tooLarge(p, row));
             }
-            BucketCheck b = bucketsBegun();
-            if (b != null) {
-                b.expect(row);
+            if (part != null) {
+                part.expect(row);
             }
             batch.add(new RowWork<>(row, expected));
             if (keys[0] >= BATCH || batch.size() >= BATCH) {

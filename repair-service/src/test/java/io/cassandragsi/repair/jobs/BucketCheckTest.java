@@ -224,6 +224,15 @@ class BucketCheckTest {
         assertThat(t.scanned).as("no range read").hasSize(rebuildRead);
     }
 
+    @Test
+    void should_count_a_range_read_again_after_a_timeout_once() {
+        world();
+        b.failOnceAfter(1); // 6 rows in 4 ranges: a range with two hands out one, fails, and is read again
+        CheckResult c = check(false);
+        assertThat(b.failed()).as("the injected timeout happened").isTrue();
+        assertThat(report(c)).as(c.summary()).isEqualTo(new CheckResult.BucketReport("by_length", 3, 0, 0, 0, List.of()));
+    }
+
     // ---------------------------------------------------------------- anti-entropy (docs/design.md section 9.3)
 
     private AntiEntropy entropy(MemoryJobLedger ledger, java.util.function.LongSupplier safeTimeMillis) {
@@ -245,6 +254,17 @@ class BucketCheckTest {
         assertThat(count(e, "buckets_differing")).isEqualTo(1);
         assertThat(count(e, "buckets_given_back")).isEqualTo(1);
         assertThat(b.changes).containsExactly(Map.entry("by_length", List.of(D11)));
+    }
+
+    @Test
+    void should_count_a_range_anti_entropy_reads_again_after_a_timeout_once() throws Exception {
+        world();
+        b.failOnceAfter(1); // the whole range (base, index, bucket table) is read again
+        AntiEntropy e = entropy(new MemoryJobLedger(), () -> Long.MAX_VALUE);
+        e.round();
+        assertThat(b.failed()).as("the injected timeout happened").isTrue();
+        assertThat(count(e, "buckets_compared")).isEqualTo(3);
+        assertThat(count(e, "buckets_differing")).isZero();
     }
 
     @Test

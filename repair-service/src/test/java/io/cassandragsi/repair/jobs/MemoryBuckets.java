@@ -57,6 +57,18 @@ final class MemoryBuckets implements BucketStores {
         duringScan = r;
     }
 
+    /** The rows a scan hands out before it fails, once (as a node that stops answering does); -1: never, -2: it failed. */
+    private final java.util.concurrent.atomic.AtomicInteger failAfter = new java.util.concurrent.atomic.AtomicInteger(-1);
+
+    /** Makes the first scan that has more than {@code rows} rows fail once (a timeout, which the jobs try again) after handing them out. */
+    void failOnceAfter(int rows) {
+        failAfter.set(rows);
+    }
+
+    boolean failed() {
+        return failAfter.get() == -2;
+    }
+
     /** When set, every read of the states fails with it (the project keyspace not answering). */
     volatile RuntimeException statesFail;
 
@@ -82,6 +94,7 @@ final class MemoryBuckets implements BucketStores {
                 }
             }
         }
+        int handed = 0;
         for (Row r : found) {
             if (stop.getAsBoolean()) {
                 return false;
@@ -90,6 +103,9 @@ final class MemoryBuckets implements BucketStores {
             if (during != null) {
                 duringScan = null;
                 during.run();
+            }
+            if (handed++ == failAfter.get() && failAfter.compareAndSet(handed - 1, -2)) {
+                throw new com.datastax.oss.driver.api.core.DriverTimeoutException("injected: the node does not answer");
             }
             consumer.accept(r.label(), r.key(), r.entry(), r.seal());
         }
