@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * a table is a job in the jobs table with its finished ranges, so a restarted service, or the
  * instance that takes over, resumes it where it stopped. One instance runs it at a time (the one
  * {@code mayRun} says: the holder of queue shard 0's lease). What was written since the table's
- * safe time is left to the maintainers ({@link Check#leavingRecent}).
+ * safe time is left to the maintainers ({@link Check#leavingRecent}). A whole pass also compares
+ * the table's bucket tables with the base ({@link BucketCheck}) once the safe time has passed its end.
  */
 public final class AntiEntropy implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AntiEntropy.class);
@@ -202,6 +203,10 @@ public final class AntiEntropy implements AutoCloseable {
             return; // its indexes went away since the round began
         }
         Check<?> check = found.leavingRecent(() -> host.safeTimeMillis(def));
+        if (check.buckets != null && done.isEmpty()) {
+            check.buckets.begin(); // a whole pass also compares the bucket tables; a resumed one lacks the digests of its ranges done before
+        }
+        int scans = 1 + check.targets.size() + (check.buckets != null && check.buckets.begun() ? check.buckets.indexes().size() : 0);
         Progress progress = new Progress();
         progress.pace(pacer);
         state = "checking " + name;
@@ -212,7 +217,7 @@ public final class AntiEntropy implements AutoCloseable {
             if (!running || !host.mayRun()) {
                 return;
             }
-            pacer.take(1 + check.targets.size()); // each scan of a range costs the nodes something, empty or not
+            pacer.take(scans); // each scan of a range costs the nodes something, empty or not
             long rowsBefore = progress.snapshot().rows();
             long entriesBefore = progress.snapshot().entries();
             Map<String, Long> before = fixes(check);
@@ -238,6 +243,46 @@ public final class AntiEntropy implements AutoCloseable {
         s.lastFullPass = end;
         s.lastPassDuration = Duration.between(job.started(), end);
         LOG.info("anti-entropy: pass {} over {} done in {} s: {}", job.id(), name, s.lastPassDuration.toSeconds(), fixes(check));
+        if (check.buckets != null) {
+            finishBuckets(def, s, check.buckets, end.toEpochMilli());
+        }
+    }
+
+    /** How long the comparison of bucket tables at the end of a pass waits for the safe time to pass the pass's end (tests shorten it). */
+    Duration bucketsSettle = Duration.ofMinutes(2);
+
+    /**
+     * The end of a whole pass's bucket check (docs/design.md section 9.3): once the safe time has
+     * passed the pass's end, every base write the pass read has been repaired, and a write into an
+     * ended bucket has recorded its change, so the bucket it reached is skipped rather than found
+     * differing. A pass that resumed, or whose safe time does not come within {@link
+     * #bucketsSettle}, compares nothing.
+     */
+    private void finishBuckets(TableDef def, TableState s, BucketCheck buckets, long readUntilMillis) throws InterruptedException {
+        if (!buckets.begun()) {
+            LOG.info("anti-entropy: the pass over {} resumed, so its bucket tables are compared in its next whole pass", def.qualifiedName());
+            return;
+        }
+        long deadline = System.nanoTime() + bucketsSettle.toNanos();
+        while (host.safeTimeMillis(def) < readUntilMillis) {
+            if (!running || !host.mayRun() || System.nanoTime() > deadline) {
+                LOG.info("anti-entropy: the safe time of {} did not pass the end of its pass; its bucket tables are compared in its next pass",
+                        def.qualifiedName());
+                return;
+            }
+            state = "waiting for the safe time of " + def.qualifiedName() + " to compare its bucket tables";
+            Thread.sleep(1_000);
+        }
+        for (CheckResult.BucketReport r : buckets.finish(true)) {
+            add(s, "buckets_compared", r.compared());
+            add(s, "buckets_skipped", r.skipped());
+            add(s, "buckets_differing", r.differing());
+            add(s, "buckets_given_back", r.givenBack());
+        }
+    }
+
+    private static void add(TableState s, String kind, long n) {
+        s.findings.computeIfAbsent(kind, k -> new LongAdder()).add(n);
     }
 
     /**

@@ -92,6 +92,22 @@ final class Check<H extends RowHistory> {
      */
     private LongSupplier horizonMillis;
 
+    /** The check of the bucket tables of the targets that have one (docs/design.md section 9.2); null: none. */
+    BucketCheck buckets;
+
+    /** Also compares the bucket tables of {@code bucketed} (those of the targets with a bucket table) with the base, through {@code stores}. */
+    Check<H> withBuckets(io.cassandragsi.repair.store.BucketStores stores, List<IndexPlan> bucketed) {
+        List<IndexPlan> mine = bucketed.stream().filter(targets::contains).toList();
+        this.buckets = mine.isEmpty() ? null : new BucketCheck(rule.plan(), mine, stores, options.examples());
+        return this;
+    }
+
+    /** The bucket check, when this check has one and it began ({@link BucketCheck#begin}); else null. */
+    private BucketCheck bucketsBegun() {
+        BucketCheck b = buckets;
+        return b != null && b.begun() ? b : null;
+    }
+
     /** Leaves what was written at or after {@code horizonMillis} to the maintainers. */
     Check<H> leavingRecent(LongSupplier horizonMillis) {
         this.horizonMillis = horizonMillis;
@@ -107,13 +123,23 @@ final class Check<H extends RowHistory> {
         if (inFlight == null) {
             inFlight = new InFlight(options.maxInFlight());
         }
-        if (!baseRange(range, stop)) {
+        BucketCheck b = bucketsBegun();
+        BucketCheck.Part part = b == null ? null : b.part(); // a range tried again starts a new part
+        if (!baseRange(range, stop, part)) {
             return false;
         }
         for (IndexPlan p : targets) {
             if (!indexRange(p, range, stop)) {
                 return false;
             }
+        }
+        if (b != null) {
+            for (IndexPlan p : b.indexes()) {
+                if (!part.scan(p, range, progress, stop)) {
+                    return false;
+                }
+            }
+            b.commit(part);
         }
         return true;
     }
@@ -151,13 +177,27 @@ final class Check<H extends RowHistory> {
         this.progress = progress;
         this.inFlight = new InFlight(options.maxInFlight());
         List<TokenRange> ranges = TokenRanges.split(splits);
-        progress.start(ranges.size() * (1 + targets.size()), 0);
+        List<IndexPlan> bucketed = buckets == null ? List.of() : buckets.indexes();
+        int passes = 1 + targets.size() + bucketed.size();
+        progress.start(ranges.size() * passes, 0);
         LOG.info("check {} of {} {}{}: {} ranges per pass, parallelism {}", id, def.qualifiedName(), targets.stream().map(p -> p.index().name())
                 .toList(), options.fix() ? " with fix" : "", ranges.size(), options.parallelism());
-        progress.phase("base");
-        RangeRunner.Outcome o = pass(id, ranges, listener, cancelled, this::baseRange);
-        Throwable failure = o.failure();
-        int done = o.done();
+        Throwable failure = null;
+        int done = 0;
+        try {
+            if (buckets != null) {
+                buckets.begin(); // the states before any read (docs/design.md section 9.2)
+            }
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        RangeRunner.Outcome o;
+        if (failure == null) {
+            progress.phase("base");
+            o = pass(id, ranges, listener, cancelled, (range, stop) -> inPart((part, r, st) -> baseRange(r, st, part), range, stop));
+            failure = o.failure();
+            done = o.done();
+        }
         for (IndexPlan p : targets) {
             if (failure != null || cancelled.getAsBoolean()) {
                 break;
@@ -167,13 +207,30 @@ final class Check<H extends RowHistory> {
             failure = o.failure();
             done += o.done();
         }
+        for (IndexPlan p : bucketed) {
+            if (failure != null || cancelled.getAsBoolean()) {
+                break;
+            }
+            progress.phase("buckets of " + p.index().name());
+            o = pass(id, ranges, listener, cancelled, (range, stop) -> inPart((part, r, st) -> part.scan(p, r, progress, st), range, stop));
+            failure = o.failure();
+            done += o.done();
+        }
+        List<CheckResult.BucketReport> bucketReports = List.of();
+        if (failure == null && done == ranges.size() * passes && buckets != null) {
+            try {
+                bucketReports = buckets.finish(options.fix());
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+        }
         JobState state;
         String message = null;
         if (failure != null) {
             state = JobState.FAILED;
             message = JobFailure.message(failure);
             LOG.error("check {} failed: {}", id, message, failure);
-        } else if (done < ranges.size() * (1 + targets.size())) {
+        } else if (done < ranges.size() * passes) {
             state = JobState.CANCELLED;
             message = "cancelled: counts cover part of the ring";
         } else {
@@ -185,7 +242,25 @@ final class Check<H extends RowHistory> {
             reports.add(tallies.get(p).report());
         }
         ProgressSnapshot s = progress.snapshot();
-        return new CheckResult(id, def.keyspace(), def.table(), state, options.fix(), reports, s.rows(), s.entries(), s.elapsed(), message);
+        return new CheckResult(id, def.keyspace(), def.table(), state, options.fix(), reports, s.rows(), s.entries(), s.elapsed(), message,
+                bucketReports);
+    }
+
+    /** A range's work that adds to the bucket digests through a part of its own. */
+    @FunctionalInterface
+    private interface PartTask {
+        boolean run(BucketCheck.Part part, TokenRange range, BooleanSupplier stop) throws InterruptedException;
+    }
+
+    /** Runs {@code task} on a new part of the bucket check (null without one), counted when the range is done. */
+    private boolean inPart(PartTask task, TokenRange range, BooleanSupplier stop) throws InterruptedException {
+        BucketCheck b = bucketsBegun();
+        BucketCheck.Part part = b == null ? null : b.part();
+        boolean complete = task.run(part, range, stop);
+        if (complete && b != null) {
+            b.commit(part);
+        }
+        return complete;
     }
 
     private RangeRunner.Outcome pass(String id, List<TokenRange> ranges, ProgressListener listener, BooleanSupplier cancelled,
@@ -236,7 +311,8 @@ final class Check<H extends RowHistory> {
     /** One base row and the entries each index should have for it. */
     private record RowWork<H>(H row, Map<IndexPlan, Map<List<ByteBuffer>, Expected>> expected) {}
 
-    private boolean baseRange(TokenRange range, BooleanSupplier stop) throws InterruptedException {
+    /** Pass 1 over one range; each row also goes to {@code part} of the bucket check (null: none). */
+    private boolean baseRange(TokenRange range, BooleanSupplier stop, BucketCheck.Part part) throws InterruptedException {
         List<RowWork<H>> batch = new ArrayList<>();
         int[] keys = {0};
         boolean complete = rows.scan(range.start(), range.end(), row -> {
@@ -248,6 +324,9 @@ final class Check<H extends RowHistory> {
                 keys[0] += e.size();
                 tallies.get(p).expected.add(e.size());
                 tallies.get(p).tooLarge.add(rule.tooLarge(p, row));
+            }
+            if (part != null) {
+                part.expect(row);
             }
             batch.add(new RowWork<>(row, expected));
             if (keys[0] >= BATCH || batch.size() >= BATCH) {

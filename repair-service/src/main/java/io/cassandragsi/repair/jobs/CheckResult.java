@@ -6,9 +6,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** What a check found, per index; {@link #drift()} is true when any index drifted (the command exits 3). */
+/**
+ * What a check found, per index and per bucketed index's buckets; {@link #drift()} is true when any
+ * index drifted or any bucket differed (the command exits 3).
+ */
 public record CheckResult(String jobId, String keyspace, String table, JobState state, boolean fix, List<IndexReport> indexes, long rows,
-        long entries, Duration elapsed, String message) {
+        long entries, Duration elapsed, String message, List<BucketReport> buckets) {
 
     /**
      * One index. {@code stale} counts entries with a wrong {@code _tid}, {@code _deleted} or
@@ -53,8 +56,28 @@ public record CheckResult(String jobId, String keyspace, String table, JobState 
         }
     }
 
+    /**
+     * The buckets of one bucketed index (docs/design.md section 9.2): {@code compared} had the same
+     * valid seal at the start and the end of the check; {@code skipped} had a valid seal at the
+     * start that was sealed again or changed meanwhile (not compared); {@code differing} differ
+     * from what the base gives; {@code givenBack} are those a change was recorded for (with fix),
+     * which the sealer seals again.
+     */
+    public record BucketReport(String index, long compared, long skipped, long differing, long givenBack, List<String> examples) {
+        public Map<String, Object> toMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("index", index);
+            m.put("compared", compared);
+            m.put("skipped", skipped);
+            m.put("differing", differing);
+            m.put("given_back", givenBack);
+            m.put("examples", examples);
+            return m;
+        }
+    }
+
     public boolean drift() {
-        return indexes.stream().anyMatch(IndexReport::drift);
+        return indexes.stream().anyMatch(IndexReport::drift) || buckets.stream().anyMatch(b -> b.differing() > 0);
     }
 
     public IndexReport index(String name) {
@@ -76,14 +99,15 @@ public record CheckResult(String jobId, String keyspace, String table, JobState 
         List<Map<String, Object>> idx = new ArrayList<>();
         indexes.forEach(i -> idx.add(i.toMap()));
         m.put("indexes", idx);
+        m.put("buckets", buckets.stream().map(BucketReport::toMap).toList());
         return m;
     }
 
     public String summary() {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format("check %s of %s.%s: %s%s, %,d base versions and %,d index entries read in %.1f s%n", jobId, keyspace, table,
+        sb.append(String.format("check %s of %s.%s: %s%s, %,d base versions and %,d index %sentries read in %.1f s%n", jobId, keyspace, table,
                 state == JobState.DONE ? (drift() ? "DRIFT" : "clean") : state.label() + (message == null ? "" : ": " + message),
-                fix ? " (with --fix)" : "", rows, entries, elapsed.toMillis() / 1000.0));
+                fix ? " (with --fix)" : "", rows, entries, buckets.isEmpty() ? "" : "and bucket ", elapsed.toMillis() / 1000.0));
         for (IndexReport r : indexes) {
             sb.append(String.format("  %s: %,d expected entries; missing %,d, stale %,d (wrong _tid %,d, wrong _deleted %,d, wrong projection %,d),"
                     + " orphans %,d; approximate _deleted %,d (not drift), transient %,d",
@@ -97,6 +121,17 @@ public record CheckResult(String jobId, String keyspace, String table, JobState 
             }
             sb.append(System.lineSeparator());
             for (String e : r.examples()) {
+                sb.append("    ").append(e).append(System.lineSeparator());
+            }
+        }
+        for (BucketReport b : buckets) {
+            sb.append(String.format("  %s buckets: %,d compared, %,d differing, %,d skipped (sealed again or changed during the check)", b.index(),
+                    b.compared(), b.differing(), b.skipped()));
+            if (fix) {
+                sb.append(String.format("; %,d given back to the sealer", b.givenBack()));
+            }
+            sb.append(System.lineSeparator());
+            for (String e : b.examples()) {
                 sb.append("    ").append(e).append(System.lineSeparator());
             }
         }

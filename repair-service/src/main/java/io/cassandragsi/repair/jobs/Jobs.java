@@ -259,10 +259,18 @@ public final class Jobs {
         }, config);
     }
 
-    /** A check of {@code indexes} of a table, reading at the service's level, writing its fixes through the process's writer. */
+    /**
+     * A check of {@code indexes} of a table, reading at the service's level, writing its fixes
+     * through the process's writer; with the bucket tables of those that have one (docs/design.md
+     * section 9.2).
+     */
     private Check<?> checkOf(Catalog.Indexed table, List<IndexPlan> indexes, CheckOptions options) {
-        return Check.of(table.rule, table.scans(read, options.pageSize()), writes(table, options.maxInFlight()), indexes, options,
+        Check<?> check = Check.of(table.rule, table.scans(read, options.pageSize()), writes(table, options.maxInFlight()), indexes, options,
                 () -> Tids.ticks(Instant.now()));
+        if (!table.bucketTables.isEmpty()) {
+            check.withBuckets(table.bucketStores(read, options.pageSize()), List.copyOf(table.bucketTables.keySet()));
+        }
+        return check;
     }
 
     /** A job's writes: statements of the table's classes through a share of the process's writer. */

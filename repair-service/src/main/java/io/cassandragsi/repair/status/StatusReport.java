@@ -134,7 +134,8 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
             Map<?, ?> t = map(v);
             entropyRows.add(List.of(String.valueOf(table), text(t.get("ranges_done")) + " / " + text(t.get("ranges_total")), text(t.get("rows_checked")),
                     text(t.get("missing")) + " / " + text(t.get("stale")) + " / " + text(t.get("orphans")), text(t.get("fixed")),
-                    text(t.get("left_to_maintainers")), text(t.get("last_full_pass"))));
+                    text(t.get("left_to_maintainers")), text(t.get("buckets_differing")) + " / " + text(t.get("buckets_compared")),
+                    text(t.get("last_full_pass"))));
         });
         if (String.valueOf(entropy.get("state")).startsWith("paused")) {
             waiting.add("anti-entropy " + text(entropy.get("state")) + " (it tries again every 10 s)");
@@ -156,7 +157,7 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
                 new Table(List.of("node", "state", "heartbeat", "lag", "queued", "done", "handed off", "retried", "sweep"), nodeRows),
                 new Table(List.of("index", "safe time behind now", "entries upserted", "entries marked deleted", "buckets"), indexRows),
                 new Table(List.of("table", "pass: ranges", "rows checked", "missing / stale / orphans", "fixed", "left to maintainers",
-                        "last full pass"), entropyRows),
+                        "buckets differing / compared", "last full pass"), entropyRows),
                 new Table(List.of("job", "kind", "index", "state", "ranges", "rows", "error"), jobRows), waiting, problems);
     }
 

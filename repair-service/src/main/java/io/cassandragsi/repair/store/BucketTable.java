@@ -5,6 +5,7 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.BatchableStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import io.cassandragsi.check.BucketEntries;
 import io.cassandragsi.index.IndexPlan;
@@ -13,6 +14,7 @@ import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.schema.BucketLayout;
 import io.cassandragsi.schema.Column;
 import io.cassandragsi.schema.Cql;
+import io.cassandragsi.schema.IndexLayout;
 import io.cassandragsi.schema.TableDef;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -23,14 +25,15 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 /**
  * The bucket table of one index, {@code idx_<table>_<index>_<period>} (docs/design.md section 3.7;
  * STYLE.md item 2): the seal's writes, every cell of seal g at the TS of g, so a later seal
- * overwrites an earlier one's entries whatever the order (section 4.7); and the selects that reads
+ * overwrites an earlier one's entries whatever the order (section 4.7); the selects that reads
  * page through, one per shape, which return the index table's columns in their order, then
- * {@code _first} and {@code _seal}.
+ * {@code _first} and {@code _seal}; and the check's scan of every entry (section 9.2).
  */
 public final class BucketTable {
     private final CqlSession session;
@@ -38,6 +41,8 @@ public final class BucketTable {
     private final BucketLayout layout;
     private final String table;
     private final PreparedStatement upsert;
+    /** The check's read of every entry of a token range of the bucket partitions (docs/design.md section 9.2). */
+    private final PreparedStatement scan;
     private final List<String> columns;
     private final Map<IndexTable.Shape, CompletableFuture<PreparedStatement>> selects = new ConcurrentHashMap<>();
 
@@ -49,6 +54,9 @@ public final class BucketTable {
         this.columns = layout.columns().stream().map(Column::cqlName).toList();
         this.upsert = session.prepare("INSERT INTO " + table + " (" + Cql.quote(BucketLayout.LABEL_COLUMN) + ", " + String.join(", ", columns)
                 + ") VALUES (?, " + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ") USING TIMESTAMP ?");
+        String token = "token(" + layout.partitionColumns().stream().map(Column::cqlName).collect(Collectors.joining(", ")) + ")";
+        this.scan = session.prepare("SELECT " + Cql.quote(BucketLayout.LABEL_COLUMN) + ", " + String.join(", ", columns) + " FROM " + table
+                + " WHERE " + token + " > ? AND " + token + " <= ?");
     }
 
     public BucketLayout layout() {
@@ -82,6 +90,34 @@ public final class BucketTable {
             byPartition.computeIfAbsent(partition, x -> new ArrayList<>()).add(b.setConsistencyLevel(cl).setIdempotence(true).build());
         }));
         return IndexTable.perPartition(byPartition.values(), cl);
+    }
+
+    /**
+     * Streams every entry whose bucket partition token lies in (start, end], of every label and
+     * every seal, as the seal wrote it; false when {@code stop} said so first.
+     */
+    public boolean scan(long start, long end, int pageSize, ConsistencyLevel cl, BucketStores.EntryConsumer consumer, BooleanSupplier stop)
+            throws InterruptedException {
+        IndexLayout index = IndexLayout.of(plan.index());
+        int keySize = index.keySize();
+        int projSize = index.projSize();
+        for (Row r : session.execute(scan.bind(start, end).setConsistencyLevel(cl).setPageSize(pageSize).setIdempotent(true))) {
+            if (stop.getAsBoolean()) {
+                return false;
+            }
+            List<ByteBuffer> key = new ArrayList<>(keySize);
+            for (int i = 0; i < keySize; i++) {
+                key.add(r.getBytesUnsafe(1 + i));
+            }
+            List<ByteBuffer> proj = new ArrayList<>(projSize);
+            for (int i = 0; i < projSize; i++) {
+                proj.add(r.getBytesUnsafe(1 + index.projColumn(i)));
+            }
+            BucketEntries.Entry e = new BucketEntries.Entry(r.getUuid(1 + index.tidColumn()), r.getUuid(1 + layout.firstColumn()),
+                    r.getUuid(1 + index.deletedColumn()), java.util.Collections.unmodifiableList(proj));
+            consumer.accept(r.getString(0), key, e, r.getUuid(1 + layout.sealColumn()));
+        }
+        return true;
     }
 
     /**

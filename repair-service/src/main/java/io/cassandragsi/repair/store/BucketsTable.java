@@ -109,12 +109,20 @@ public final class BucketsTable {
         return b.setConsistencyLevel(cl).setIdempotence(true).build();
     }
 
-    /** Before seal {@code g} writes: a change that ends every earlier seal of {@code labels} and leaves {@code g} valid. */
-    public void beginSeal(String keyspace, String table, String index, Collection<String> labels, UUID g, ConsistencyLevel cl) {
-        long micros = BucketRule.ownChangeMicros(g);
+    /** Records a change at {@code now} for exactly {@code labels} of one index (a bucket the check found differing, docs/design.md section 9.2). */
+    public void changed(String keyspace, String table, String index, Collection<String> labels, Instant now, ConsistencyLevel cl) {
+        write(keyspace, table, index, labels, BucketRule.micros(now), cl);
+    }
+
+    private void write(String keyspace, String table, String index, Collection<String> labels, long micros, ConsistencyLevel cl) {
         for (List<String> part : parts(labels)) {
             session.execute(changes(keyspace, table, index, part, micros, cl));
         }
+    }
+
+    /** Before seal {@code g} writes: a change that ends every earlier seal of {@code labels} and leaves {@code g} valid. */
+    public void beginSeal(String keyspace, String table, String index, Collection<String> labels, UUID g, ConsistencyLevel cl) {
+        write(keyspace, table, index, labels, BucketRule.ownChangeMicros(g), cl);
     }
 
     /** Records seal {@code g} of {@code label} as complete, with the entries it wrote. */

@@ -146,6 +146,11 @@ public final class Catalog {
             return new DriverScans(this, read, pageSize);
         }
 
+        /** The check's reads of this table's bucket tables and bucket states (docs/design.md section 9.2); its scans at {@code read} in pages of {@code pageSize}. */
+        public BucketStores bucketStores(ConsistencyLevel read, int pageSize) {
+            return new DriverBuckets(this, read, pageSize);
+        }
+
         /** Rows-table writes as statements, at {@code cl}. */
         public List<Statement<?>> rowsStatements(List<io.cassandragsi.maintain.RowsWrite> writes, ConsistencyLevel cl) {
             List<Statement<?>> out = new ArrayList<>();

@@ -21,10 +21,17 @@ import org.junit.jupiter.api.Test;
  * the maintainers, and resumes an unfinished pass. Judged by the independent oracle. No node.
  */
 class AntiEntropyTest {
-    private static final int SPLITS = 8;
+    static final int SPLITS = 8;
 
     private static AntiEntropy entropy(World w, MemoryJobLedger ledger, long safeTimeMillis) {
-        TableDef def = w.tables().rule.plan().table();
+        MemoryTables t = w.tables();
+        return entropy(t.rule.plan().table(), options -> Check.of(t.rule, t, t.writes(), t.plan.indexes(), options, () -> Histories.NOW_TS), ledger,
+                () -> safeTimeMillis);
+    }
+
+    /** Anti-entropy over one table, whose checks {@code checks} makes, at a pace no test waits for. */
+    static AntiEntropy entropy(TableDef def, java.util.function.Function<CheckOptions, Check<?>> checks, MemoryJobLedger ledger,
+            java.util.function.LongSupplier safeTimeMillis) {
         AntiEntropy.Host host = new AntiEntropy.Host() {
             @Override
             public List<TableDef> tables() {
@@ -38,7 +45,7 @@ class AntiEntropyTest {
 
             @Override
             public Check<?> check(TableDef table, CheckOptions options) {
-                return Check.of(w.tables().rule, w.tables(), w.tables().writes(), w.tables().plan.indexes(), options, () -> Histories.NOW_TS);
+                return checks.apply(options);
             }
 
             @Override
@@ -48,7 +55,7 @@ class AntiEntropyTest {
 
             @Override
             public long safeTimeMillis(TableDef table) {
-                return safeTimeMillis;
+                return safeTimeMillis.getAsLong();
             }
         };
         return new AntiEntropy(host, new AntiEntropyConfig(true, 1_000_000, Duration.ZERO, Duration.ofHours(1), SPLITS));
@@ -69,7 +76,7 @@ class AntiEntropyTest {
         return w;
     }
 
-    private static long count(AntiEntropy.TableState s, String kind) {
+    static long count(AntiEntropy.TableState s, String kind) {
         java.util.concurrent.atomic.LongAdder n = s.findings.get(kind);
         return n == null ? 0 : n.sum();
     }

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * (docs/design.md section 9.4); a check that fixes nothing records none.
  */
 class CheckBucketChangesTest {
-    private static final TableDef DEF = Definitions.parse("""
+    /** A versioned table whose index {@code by_length} declares a day bucket (also {@link BucketCheckTest}'s). */
+    static final TableDef DEF = Definitions.parse("""
             {"keyspace": "ks", "table": "revisions",
              "attributes": {"key": "string", "tid": "timeuuid", "length": "varint", "value": "string"},
              "index": [{"type": "hash", "attribute": "key"}, {"type": "range", "order": "desc", "attribute": "tid"}],
@@ -48,13 +49,18 @@ class CheckBucketChangesTest {
                 t.insert(tick / 10, text("r" + row), Tids.bytes(tid), ByteBuffer.wrap(BigInteger.valueOf(v + 1).toByteArray()), text("x"));
             }
         }
+        rebuild(t);
+        return t;
+    }
+
+    /** Rebuilds every index of {@code t} from its base. */
+    static void rebuild(MemoryTables t) {
         JobLedger ledger = new MemoryJobLedger();
         JobLedger.Header job = new JobLedger.Header("r1", Jobs.REBUILD, "ks", "revisions", JobLedger.ALL_INDEXES, 4, JobState.RUNNING, null,
                 Instant.now(), Instant.now());
         ledger.create(job);
         assertThat(Rebuild.of(t.rule, t, t.writes(), t.plan.indexes(), ledger, RebuildOptions.defaults())
                 .run(job, new Progress(), ProgressListener.NONE, () -> false).state()).isEqualTo(JobState.DONE);
-        return t;
     }
 
     private static CheckResult check(MemoryTables t, boolean fix) {

@@ -68,7 +68,8 @@ class JobRegistryTest {
         assertThat(((CheckOptions) options.get(0)).fix()).isTrue();
         JobHandle<CheckResult> h = handle(0);
         CheckResult.IndexReport r = new CheckResult.IndexReport("by_x", 10, 1, 0, 0, 0, 0, 2, 0, 0, 3, 0, 0, List.of("missing by_x[x=1]"));
-        h.result.complete(new CheckResult("check-0", "ks", "t", JobState.DONE, true, List.of(r), 10, 10, Duration.ofSeconds(1), null));
+        h.result.complete(new CheckResult("check-0", "ks", "t", JobState.DONE, true, List.of(r), 10, 10, Duration.ofSeconds(1), null,
+                List.of()));
         Map<String, Object> s = admin.job("check-0");
         assertThat(s).containsEntry("state", "done").containsEntry("drift", true).containsEntry("index", "*");
     }
