@@ -12,6 +12,7 @@ import io.cassandragsi.index.WriteTimestamps;
 import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.config.HttpConfig;
 import io.cassandragsi.repair.jobs.JobState;
+import io.cassandragsi.repair.jobs.CheckResult;
 import io.cassandragsi.repair.jobs.Jobs;
 import io.cassandragsi.repair.jobs.RebuildOptions;
 import io.cassandragsi.repair.read.IndexReader;
@@ -46,7 +47,10 @@ import org.junit.jupiter.api.TestMethodOrder;
  * moments and in windows equal the oracle before the buckets are sealed (they read the index
  * tables), after {@code rebuild} sealed them (they read the buckets), after old-tid writes and
  * deletes changed sealed buckets (their seals are no longer valid: the index tables again), and
- * after the service's sealer sealed them again. The suite's failsafe settings shorten the seal
+ * after the service's sealer sealed them again. Then {@code check} finds a sealed bucket entry
+ * deleted and another changed behind the service's back (design.md section 9.2), names exactly
+ * their buckets, and with {@code --fix} gives them back to the sealer, after which reads equal the
+ * oracle and the check is clean again. The suite's failsafe settings shorten the seal
  * margin to 2 s and the sealer's interval to 1 s.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -172,6 +176,84 @@ class BucketIT {
         long before = server.reader().bucketReads.sum();
         readAndJudge("sealed again", new Random(seed + 4));
         assertThat(server.reader().bucketReads.sum() - before).as("reads through buckets after the sealer").isGreaterThan(20);
+    }
+
+    @Test
+    @Order(4)
+    void should_find_damaged_buckets_with_check_and_have_them_sealed_again() throws Exception {
+        Jobs jobs = new Jobs(session, GsiConfig.defaults());
+        CheckResult clean = jobs.check(KS, "revisions", null, false, null);
+        System.out.println("BucketIT check before damage: " + clean.buckets());
+        assertThat(clean.buckets()).as("a report per bucketed index").hasSize(2);
+        clean.buckets().forEach(b -> {
+            assertThat(b.compared()).as("%s: buckets compared", b.index()).isPositive();
+            assertThat(b.differing()).as("%s: buckets differing before any damage (%s)", b.index(), b.examples()).isZero();
+        });
+        // damage written around the service: one entry of a sealed day bucket deleted, one of a month bucket
+        // marked deleted at its own tid
+        Random rnd = new Random(seed + 5);
+        String lostIn = damage("idx_revisions_by_length_day", "by_length", rnd, false);
+        String changedIn = damage("idx_revisions_by_length_key_month", "by_length_key", rnd, true);
+        System.out.println("BucketIT damaged day bucket " + lostIn + " and month bucket " + changedIn);
+
+        CheckResult found = jobs.check(KS, "revisions", null, false, null);
+        System.out.println("BucketIT check after damage: " + found.buckets());
+        assertThat(found.drift()).as("a differing bucket is drift").isTrue();
+        assertThat(report(found, "by_length").differing()).as("day buckets differing: %s", report(found, "by_length").examples()).isEqualTo(1);
+        assertThat(report(found, "by_length").examples()).anyMatch(e -> e.contains(lostIn));
+        assertThat(report(found, "by_length_key").differing()).as("month buckets differing").isEqualTo(1);
+        assertThat(report(found, "by_length_key").examples()).anyMatch(e -> e.contains(changedIn));
+        assertThat(states().get("by_length").get(lostIn).valid()).as("a check without fix leaves the seal").isTrue();
+
+        CheckResult fixed = jobs.check(KS, "revisions", null, true, null);
+        System.out.println("BucketIT check --fix: " + fixed.buckets());
+        assertThat(report(fixed, "by_length").givenBack()).isEqualTo(1);
+        assertThat(report(fixed, "by_length_key").givenBack()).isEqualTo(1);
+        assertThat(states().get("by_length").get(lostIn).valid()).as("the damaged day bucket's seal ended").isFalse();
+        assertThat(states().get("by_length_key").get(changedIn).valid()).as("the damaged month bucket's seal ended").isFalse();
+        readAndJudge("damaged buckets given back", new Random(seed + 6)); // they read the index table meanwhile
+
+        Thread.sleep(BucketRule.MARGIN.toMillis());
+        awaitSealed(Duration.ofSeconds(90));
+        assertThat(allSealed()).as("the sealer sealed them again: %s", states()).isTrue();
+        CheckResult again = jobs.check(KS, "revisions", null, false, null);
+        System.out.println("BucketIT check after the sealer: " + again.buckets());
+        again.buckets().forEach(b -> assertThat(b.differing()).as("%s: differing after the sealer (%s)", b.index(), b.examples()).isZero());
+        readAndJudge("sealed again after damage", new Random(seed + 7));
+    }
+
+    private static CheckResult.BucketReport report(CheckResult result, String index) {
+        return result.buckets().stream().filter(b -> b.index().equals(index)).findFirst().orElseThrow();
+    }
+
+    /**
+     * Deletes one entry of {@code table} (or, with {@code change}, sets its {@code _deleted} to its
+     * {@code _tid}) that counts for its bucket: written by the bucket's valid seal. Returns the
+     * bucket's label.
+     */
+    private static String damage(String table, String index, Random rnd, boolean change) {
+        Map<String, BucketsTable.State> valid = states().get(index);
+        List<String> key = session.getMetadata().getKeyspace(KS).orElseThrow().getTable(table).orElseThrow().getPrimaryKey().stream()
+                .map(c -> c.getName().asCql(true)).toList();
+        List<Row> rows = session.execute(SimpleStatement.newInstance("SELECT " + String.join(", ", key) + ", \"_seal\", \"_tid\" FROM " + KS + "." + table)
+                .setConsistencyLevel(ConsistencyLevel.ALL)).all();
+        List<Row> counted = rows.stream().filter(r -> {
+            BucketsTable.State state = valid.get(r.getString("\"_bucket\""));
+            return state != null && state.valid() && state.seal().equals(r.getUuid("\"_seal\""));
+        }).toList();
+        assertThat(counted).as("entries of valid seals in %s", table).isNotEmpty();
+        Row victim = counted.get(rnd.nextInt(counted.size()));
+        String where = key.stream().map(c -> c + " = ?").collect(java.util.stream.Collectors.joining(" AND "));
+        // above the seal's writes, at TS(seal) (docs/design.md section 4.7)
+        List<Object> values = new ArrayList<>(List.of(WriteTimestamps.of(victim.getUuid("\"_seal\"")) + 1));
+        if (change) {
+            values.add(victim.getUuid("\"_tid\""));
+        }
+        key.forEach(c -> values.add(victim.getObject(c)));
+        String cql = change ? "UPDATE " + KS + "." + table + " USING TIMESTAMP ? SET \"_deleted\" = ? WHERE " + where
+                : "DELETE FROM " + KS + "." + table + " USING TIMESTAMP ? WHERE " + where;
+        session.execute(SimpleStatement.newInstance(cql, values.toArray()).setConsistencyLevel(ConsistencyLevel.ALL));
+        return victim.getString("\"_bucket\"");
     }
 
     /** Reads as of past moments and in windows, eventual in pages of 1 to 9 and consistent, equal the oracle. */
