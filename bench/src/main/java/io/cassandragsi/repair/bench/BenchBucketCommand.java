@@ -9,6 +9,7 @@ import io.cassandragsi.repair.cli.GsiCommand;
 import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.config.HttpConfig;
 import io.cassandragsi.repair.jobs.JobState;
+import io.cassandragsi.repair.jobs.CheckResult;
 import io.cassandragsi.repair.jobs.Jobs;
 import io.cassandragsi.repair.jobs.RebuildOptions;
 import io.cassandragsi.repair.read.IndexReader;
@@ -95,11 +96,20 @@ public final class BenchBucketCommand implements Callable<Integer> {
                 if (state != JobState.DONE) {
                     throw new IllegalStateException("rebuild ended " + state);
                 }
+                // what the check costs with the bucket tables it now compares (docs/design.md section 9.2)
+                long c0 = System.nanoTime();
+                CheckResult check = jobs.check("bench_bucket", "orders", "by_status", false, null);
+                double checkSeconds = (System.nanoTime() - c0) / 1e9;
+                out.printf(Locale.ROOT, "check (index table, then the day buckets against the base) %s in %.1f s: %s%n", check.state(), checkSeconds,
+                        check.buckets().stream().map(b -> b.compared() + " buckets compared, " + b.differing() + " differing").toList());
+                out.flush();
                 IndexReader buckets = server.reader();
                 try (IndexReader ever = new IndexReader(node.session, new Catalog(node.session), null, ConsistencyLevel.LOCAL_QUORUM, null,
                         IndexReader.CHECK_CONCURRENCY)) {
                     Map<String, Object> report = measure(buckets, ever, origin, n, out);
                     report.put("orders", (long) perDay * DAYS);
+                    report.put("check_s", Math.round(checkSeconds * 10) / 10.0);
+                    report.put("check_buckets_differing", check.buckets().stream().mapToLong(CheckResult.BucketReport::differing).sum());
                     report.put("versions", versions);
                     Path file = home.resolve("target/bench/bucket.json");
                     Files.createDirectories(file.getParent());
