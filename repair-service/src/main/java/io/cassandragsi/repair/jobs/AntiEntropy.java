@@ -83,6 +83,10 @@ public final class AntiEntropy implements AutoCloseable {
     private final Map<String, TableState> tables = new ConcurrentHashMap<>();
     /** What anti-entropy found and fixed since this process started, by kind ({@link #fixes}): {@code /metrics}. */
     public final Map<String, LongAdder> findingsTotal = new ConcurrentHashMap<>();
+    /** The buckets its passes compared, skipped, found differing and gave back to the sealer since this process started ({@link #BUCKET_KINDS}): {@code /metrics}. */
+    public final Map<String, LongAdder> bucketsTotal = new ConcurrentHashMap<>();
+    /** The kinds of {@link #bucketsTotal}. */
+    public static final List<String> BUCKET_KINDS = List.of("compared", "skipped", "differing", "given_back");
     public final LongAdder rowsTotal = new LongAdder();
     /** How long anti-entropy waits after a pass failed before it tries again. */
     static final Duration PAUSE_AFTER_FAILURE = Duration.ofSeconds(10);
@@ -274,15 +278,17 @@ public final class AntiEntropy implements AutoCloseable {
             Thread.sleep(1_000);
         }
         for (CheckResult.BucketReport r : buckets.finish(true)) {
-            add(s, "buckets_compared", r.compared());
-            add(s, "buckets_skipped", r.skipped());
-            add(s, "buckets_differing", r.differing());
-            add(s, "buckets_given_back", r.givenBack());
+            add(s, "compared", r.compared());
+            add(s, "skipped", r.skipped());
+            add(s, "differing", r.differing());
+            add(s, "given_back", r.givenBack());
         }
     }
 
-    private static void add(TableState s, String kind, long n) {
-        s.findings.computeIfAbsent(kind, k -> new LongAdder()).add(n);
+    /** Counts {@code n} buckets of {@code kind} (one of {@link #BUCKET_KINDS}) for the table's status and for {@code /metrics}. */
+    private void add(TableState s, String kind, long n) {
+        s.findings.computeIfAbsent("buckets_" + kind, k -> new LongAdder()).add(n);
+        bucketsTotal.computeIfAbsent(kind, k -> new LongAdder()).add(n);
     }
 
     /**

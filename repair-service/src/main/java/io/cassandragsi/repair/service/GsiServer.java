@@ -61,6 +61,11 @@ public final class GsiServer implements AutoCloseable {
                         .tag("kind", kind).description("index entries anti-entropy found (missing, stale, orphans), fixed, could not fix, or left"
                                 + " to the maintainers (written since the safe time)").register(registry);
             }
+            for (String kind : io.cassandragsi.repair.jobs.AntiEntropy.BUCKET_KINDS) {
+                FunctionCounter.builder("gsi_anti_entropy_buckets", antiEntropy.bucketsTotal, m -> m.containsKey(kind) ? m.get(kind).sum() : 0)
+                        .tag("kind", kind).description("buckets anti-entropy compared with the base, skipped (sealed again or changed"
+                                + " during its pass), found differing, and gave back to the sealer (docs/design.md section 9.3)").register(registry);
+            }
         }
         this.http = new HttpApi(config.http(), HttpApi.Timeouts.DEFAULTS, reader::readAsync, this::status, this::scrape,
                 new JobsAdmin(jobs));

@@ -254,6 +254,10 @@ class BucketCheckTest {
         assertThat(count(e, "buckets_differing")).isEqualTo(1);
         assertThat(count(e, "buckets_given_back")).isEqualTo(1);
         assertThat(b.changes).containsExactly(Map.entry("by_length", List.of(D11)));
+        // the process's totals, for /metrics
+        assertThat(e.bucketsTotal.get("compared").sum()).isEqualTo(3);
+        assertThat(e.bucketsTotal.get("differing").sum()).isEqualTo(1);
+        assertThat(e.bucketsTotal.get("given_back").sum()).isEqualTo(1);
     }
 
     @Test
