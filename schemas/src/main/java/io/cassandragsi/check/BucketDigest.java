@@ -1,13 +1,13 @@
 package io.cassandragsi.check;
 
 import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.Sha256;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.maintain.Version;
 import io.cassandragsi.schema.BucketPeriod;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -100,39 +100,17 @@ public final class BucketDigest {
         return Tids.compare(deleted, nextStart) >= 0 ? null : deleted;
     }
 
-    /** The first 64 bits of the SHA-256 of the entry, each part length-prefixed (a null as length -1). */
+    /** The first 64 bits of the SHA-256 of the entry, each part length-prefixed ({@link Sha256}). */
     static long hash(String label, List<ByteBuffer> key, UUID tid, UUID first, UUID deleted, List<ByteBuffer> proj) {
-        MessageDigest md = SHA256.get();
-        md.reset();
-        part(md, ByteBuffer.wrap(label.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        length(md, key.size());
-        key.forEach(k -> part(md, k));
-        part(md, tid == null ? null : Tids.bytes(tid));
-        part(md, first == null ? null : Tids.bytes(first));
-        part(md, deleted == null ? null : Tids.bytes(deleted));
-        length(md, proj.size());
-        proj.forEach(p -> part(md, p));
+        MessageDigest md = Sha256.digest();
+        Sha256.part(md, ByteBuffer.wrap(label.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        Sha256.length(md, key.size());
+        key.forEach(k -> Sha256.part(md, k));
+        Sha256.part(md, tid == null ? null : Tids.bytes(tid));
+        Sha256.part(md, first == null ? null : Tids.bytes(first));
+        Sha256.part(md, deleted == null ? null : Tids.bytes(deleted));
+        Sha256.length(md, proj.size());
+        proj.forEach(p -> Sha256.part(md, p));
         return ByteBuffer.wrap(md.digest()).getLong();
     }
-
-    private static void part(MessageDigest md, ByteBuffer b) {
-        if (b == null) {
-            length(md, -1);
-            return;
-        }
-        length(md, b.remaining());
-        md.update(b.duplicate());
-    }
-
-    private static void length(MessageDigest md, int n) {
-        md.update(new byte[] {(byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n});
-    }
-
-    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java runtime has SHA-256", e);
-        }
-    });
 }

@@ -123,25 +123,22 @@ final class Check<H extends RowHistory> {
         if (inFlight == null) {
             inFlight = new InFlight(options.maxInFlight());
         }
-        BucketCheck b = bucketsBegun();
-        BucketCheck.Part part = b == null ? null : b.part(); // a range tried again starts a new part
-        if (!baseRange(range, stop, part)) {
-            return false;
-        }
-        for (IndexPlan p : targets) {
-            if (!indexRange(p, range, stop)) {
+        return inPart((part, r, st) -> {
+            if (!baseRange(r, st, part)) {
                 return false;
             }
-        }
-        if (b != null) {
-            for (IndexPlan p : b.indexes()) {
-                if (!part.scan(p, range, progress, stop)) {
+            for (IndexPlan p : targets) {
+                if (!indexRange(p, r, st)) {
                     return false;
                 }
             }
-            b.commit(part);
-        }
-        return true;
+            for (IndexPlan p : part == null ? List.<IndexPlan>of() : buckets.indexes()) {
+                if (!part.scan(p, r, progress, st)) {
+                    return false;
+                }
+            }
+            return true;
+        }, range, stop);
     }
 
     /**
@@ -252,7 +249,10 @@ final class Check<H extends RowHistory> {
         boolean run(BucketCheck.Part part, TokenRange range, BooleanSupplier stop) throws InterruptedException;
     }
 
-    /** Runs {@code task} on a new part of the bucket check (null without one), counted when the range is done. */
+    /**
+     * Runs {@code task} on a new part of the bucket check (null without one), counted when the range
+     * is done: a range tried again starts a new part, so it counts once.
+     */
     private boolean inPart(PartTask task, TokenRange range, BooleanSupplier stop) throws InterruptedException {
         BucketCheck b = bucketsBegun();
         BucketCheck.Part part = b == null ? null : b.part();

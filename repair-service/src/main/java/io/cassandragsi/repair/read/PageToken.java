@@ -1,5 +1,6 @@
 package io.cassandragsi.repair.read;
 
+import io.cassandragsi.index.Sha256;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -47,14 +48,8 @@ final class PageToken {
 
     /** A short identity of an index row: a digest of its key columns. */
     static byte[] rowId(java.util.List<java.nio.ByteBuffer> key) {
-        MessageDigest d = SHA256.get();
-        for (java.nio.ByteBuffer k : key) {
-            int n = k == null ? -1 : k.remaining();
-            d.update(new byte[] {(byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n});
-            if (k != null) {
-                d.update(k.duplicate());
-            }
-        }
+        MessageDigest d = Sha256.digest();
+        key.forEach(k -> Sha256.part(d, k));
         return java.util.Arrays.copyOf(d.digest(), ROW_ID_BYTES);
     }
 
@@ -77,17 +72,8 @@ final class PageToken {
         return new PageToken(k);
     }
 
-    /** One digest per thread: looking the algorithm up for every read costs more than hashing. */
-    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(e);
-        }
-    });
-
     static byte[] fingerprint(String canonicalQuery) {
-        return SHA256.get().digest(canonicalQuery.getBytes(StandardCharsets.UTF_8)); // digest() resets it
+        return Sha256.digest().digest(canonicalQuery.getBytes(StandardCharsets.UTF_8));
     }
 
     String encode(Position p) {
