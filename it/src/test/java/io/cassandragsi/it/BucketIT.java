@@ -64,9 +64,13 @@ class BucketIT {
                "by_length": [{"type": "hash", "attribute": "length"}, {"type": "proj", "attribute": "value"},
                              {"type": "bucket", "period": "day"}],
                "by_length_key": [{"type": "hash", "attribute": "length"}, {"type": "range", "attribute": "key"},
-                                 {"type": "bucket", "period": "month"}]}}
+                                 {"type": "bucket", "period": "month"}],
+               "by_length_value": [{"type": "hash", "attribute": "length"}, {"type": "range", "attribute": "value"},
+                                   {"type": "bucket", "period": "day"}]}}
             """.formatted(KS);
     private static final List<String> INDEXES = List.of("by_length", "by_length_key");
+    /** An index whose bucket partitions cluster by two columns (value, key): windows over several buckets read with bounds on value. */
+    private static final String BY_VALUE = "by_length_value";
     private static final long STRETCH = 12_000_000;
     private static CqlSession session;
     private static TableDef def;
@@ -125,10 +129,13 @@ class BucketIT {
         assertThat(sealed.get("by_length")).as("day buckets sealed").isGreaterThan(10);
         assertThat(sealed.get("by_length_key")).as("month buckets sealed").isGreaterThanOrEqualTo(2);
         long before = server.reader().bucketReads.sum();
+        long mergedBefore = server.reader().mergedReads.sum();
         readAndJudge("sealed by rebuild", new Random(seed + 1));
         long bucketed = server.reader().bucketReads.sum() - before;
-        System.out.println("BucketIT reads through buckets after rebuild: " + bucketed);
+        long merged = server.reader().mergedReads.sum() - mergedBefore;
+        System.out.println("BucketIT reads through buckets after rebuild: " + bucketed + " through one, " + merged + " merging several");
         assertThat(bucketed).as("reads in the past that used a bucket").isGreaterThan(20);
+        assertThat(merged).as("window reads that merged several buckets").isGreaterThan(10);
     }
 
     @Test
@@ -174,8 +181,10 @@ class BucketIT {
         System.out.println("BucketIT sealed again by the sealer: " + valid);
         assertThat(allSealed()).as("every bucket with a row has a valid seal again: %s", states()).isTrue();
         long before = server.reader().bucketReads.sum();
+        long mergedBefore = server.reader().mergedReads.sum();
         readAndJudge("sealed again", new Random(seed + 4));
         assertThat(server.reader().bucketReads.sum() - before).as("reads through buckets after the sealer").isGreaterThan(20);
+        assertThat(server.reader().mergedReads.sum() - mergedBefore).as("window reads that merged buckets after the sealer").isGreaterThan(10);
     }
 
     @Test
@@ -184,7 +193,7 @@ class BucketIT {
         Jobs jobs = new Jobs(session, GsiConfig.defaults());
         CheckResult clean = jobs.check(KS, "revisions", null, false, null);
         System.out.println("BucketIT check before damage: " + clean.buckets());
-        assertThat(clean.buckets()).as("a report per bucketed index").hasSize(2);
+        assertThat(clean.buckets()).as("a report per bucketed index").hasSize(3);
         clean.buckets().forEach(b -> {
             assertThat(b.compared()).as("%s: buckets compared", b.index()).isPositive();
             assertThat(b.differing()).as("%s: buckets differing before any damage (%s)", b.index(), b.examples()).isZero();
@@ -290,6 +299,22 @@ class BucketIT {
             withItems += want.isEmpty() ? 0 : 1;
             reads++;
         }
+        for (int n = 0; n < 25; n++) {
+            // windows of 1 to 20 days with bounds on value: several day buckets, merged on two clustering columns
+            UUID a = times.get(rnd.nextInt(times.size()));
+            UUID b = Tids.maxAtTicks(WriteTimestamps.of(a) + 864_000_000_000L * (1 + rnd.nextInt(20)));
+            long length = rnd.nextInt(4);
+            String ge = rnd.nextBoolean() ? null : "v" + rnd.nextInt(1000);
+            String lt = rnd.nextBoolean() ? null : "v" + rnd.nextInt(1000);
+            IndexReader.Query query = IndexReader.Query.of(KS, "revisions", BY_VALUE, String.valueOf(length)).withWindow(a.toString(), b.toString())
+                    .withBounds(null, ge, lt, null);
+            List<String> want = valuesKeysTids(length, ge, lt, run.oracle.matchesWithin(BY_VALUE, a, Tids.maxAtTicks(WriteTimestamps.of(b) - 1)));
+            List<String> got = readAll(query, rnd).stream().map(i -> i.get("value") + " " + i.get("key") + " " + i.get("tid")).toList();
+            assertThat(got).as("seed %d %s: %s window %s..%s length %d value in [%s, %s)", seed, phase, BY_VALUE, a, b, length, ge, lt)
+                    .isEqualTo(want);
+            withItems += want.isEmpty() ? 0 : 1;
+            reads++;
+        }
         System.out.printf("BucketIT %s: %d reads, %d with items%n", phase, reads, withItems);
         assertThat(withItems).as("seed %d %s: reads that hold rows", seed, phase).isGreaterThan(10);
     }
@@ -304,6 +329,20 @@ class BucketIT {
             }
         }
         return out;
+    }
+
+    /** The oracle's entries of {@link #BY_VALUE} with length {@code length} and value in [ge, lt) (null: open), as "value key tid" in index order. */
+    private static List<String> valuesKeysTids(long length, String ge, String lt, Map<List<ByteBuffer>, UUID> matches) {
+        ByteBuffer l = ByteBuffer.wrap(BigInteger.valueOf(length).toByteArray());
+        TreeMap<String, String> out = new TreeMap<>();
+        for (Map.Entry<List<ByteBuffer>, UUID> e : matches.entrySet()) {
+            String value = StandardCharsets.UTF_8.decode(e.getKey().get(1).duplicate()).toString();
+            String key = StandardCharsets.UTF_8.decode(e.getKey().get(2).duplicate()).toString();
+            if (e.getKey().get(0).equals(l) && (ge == null || value.compareTo(ge) >= 0) && (lt == null || value.compareTo(lt) < 0)) {
+                out.put(value + " " + key, value + " " + key + " " + e.getValue()); // values and keys are ASCII: String order is Cassandra's
+            }
+        }
+        return new ArrayList<>(out.values());
     }
 
     private static Map<String, String> keysAndTids(List<Map<String, Object>> items) {
@@ -342,7 +381,7 @@ class BucketIT {
     private static Map<String, Map<String, BucketsTable.State>> states() {
         BucketsTable table = new BucketsTable(session, "gsi");
         Map<String, Map<String, BucketsTable.State>> out = new LinkedHashMap<>();
-        for (String index : INDEXES) {
+        for (String index : List.of(INDEXES.get(0), INDEXES.get(1), BY_VALUE)) {
             out.put(index, table.all(KS, "revisions", index, ConsistencyLevel.LOCAL_QUORUM));
         }
         return out;
@@ -363,7 +402,7 @@ class BucketIT {
 
     /** Whether every bucket with a row that may be sealed by now has a valid seal. */
     private static boolean allSealed() {
-        Map<String, BucketPeriod> periods = Map.of("by_length", BucketPeriod.DAY, "by_length_key", BucketPeriod.MONTH);
+        Map<String, BucketPeriod> periods = Map.of("by_length", BucketPeriod.DAY, "by_length_key", BucketPeriod.MONTH, BY_VALUE, BucketPeriod.DAY);
         for (Map.Entry<String, Map<String, BucketsTable.State>> e : states().entrySet()) {
             String last = io.cassandragsi.repair.jobs.BucketSeal.lastSealable(periods.get(e.getKey()), Instant.now());
             for (Map.Entry<String, BucketsTable.State> b : e.getValue().entrySet()) {

@@ -40,6 +40,15 @@ final class BaseChecker {
 
     /** The items of the matches among {@code rows}, in row order. */
     CompletableFuture<List<Map<String, Object>>> decide(ReadPlan read, List<Row> rows) {
+        return decide(read, rows, null);
+    }
+
+    /**
+     * As {@link #decide(ReadPlan, List)}, with each row's decision given ({@code decisions}, in
+     * row order; null: decided here from the row), as a window read over several buckets decides
+     * a row from its entries in every bucket ({@link BucketMerge#decide}).
+     */
+    CompletableFuture<List<Map<String, Object>>> decide(ReadPlan read, List<Row> rows, List<EntryDecision> decisions) {
         Catalog.Indexed table = read.table();
         IndexPlan plan = read.plan();
         ItemLayout layout = read.layout();
@@ -69,7 +78,7 @@ final class BaseChecker {
             }
             UUID deleted = layout.deleted(r);
             UUID tid = layout.tid(r);
-            EntryDecision d = decision(read, r, tid, deleted);
+            EntryDecision d = decisions != null ? decisions.get(n) : decision(read, r, tid, deleted);
             if (d == EntryDecision.SKIP) {
                 continue;
             }

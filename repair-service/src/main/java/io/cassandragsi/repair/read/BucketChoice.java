@@ -6,6 +6,9 @@ import io.cassandragsi.repair.store.BucketTable;
 import io.cassandragsi.repair.store.BucketsTable;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.schema.BucketPeriod;
+import io.cassandragsi.repair.store.MergedSelect;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -15,8 +18,9 @@ import org.slf4j.LoggerFactory;
  * Whether a read pages through a bucket instead of the index table (docs/design.md section 8.2):
  * an eventual read as of a fixed past moment ({@code as_of}, not {@code safe}), or in a window
  * whose both ends lie in one bucket, of an index that declares a bucket, when that bucket has a
- * valid seal. The later pages of a read keep the source of its first page: a bucket sealed again
- * in between fails them with 400 {@code bad_next}.
+ * valid seal; an eventual window read over several buckets merges them ({@link #mergedLabels})
+ * when every one has a valid seal. The later pages of a read keep the source of its first page: a
+ * bucket sealed again in between fails them with 400 {@code bad_next}.
  */
 final class BucketChoice {
     private static final Logger LOG = LoggerFactory.getLogger(BucketChoice.class);
@@ -78,6 +82,74 @@ final class BucketChoice {
                         + " was sealed again since the first page of this read (its history changed); read again from the first page");
             }
             return new ReadPlan.Bucket(label, tokenSeal, first, seal);
+        });
+    }
+
+    /**
+     * The labels of the buckets an eventual window read with both ends given merges (docs/design.md
+     * section 8.2), oldest first: at least two, at most {@value BucketMerge#MAX_BUCKETS}, of an
+     * index whose clustering columns share one order; else null (one bucket, or the index table).
+     */
+    static List<String> mergedLabels(ReadRequest request, boolean consistent, IndexPlan plan, UUID q) {
+        BucketPeriod period = plan.index().bucket();
+        if (period == null || consistent || !request.window() || request.fixedTime() == null || request.from.equals(ReadRequest.EARLIEST)
+                || MergedSelect.order(plan.index()) == null) {
+            return null;
+        }
+        List<String> labels = BucketMerge.labels(period, request.from, q);
+        return labels == null || labels.size() < 2 ? null : labels;
+    }
+
+    /**
+     * The buckets a window read from {@code from} to {@code q} merges, with their valid seals and
+     * shares of the window; null for the index table. A first page merges when every bucket has a
+     * valid seal; a later page ({@code tokenSeals} from its token, {@link BucketMerge#seals})
+     * merges the same seals or fails with 400 {@code bad_next}.
+     */
+    static CompletableFuture<List<BucketMerge.Part>> resolveMerge(Catalog.Indexed table, IndexPlan plan, List<String> labels, boolean firstPage,
+            UUID tokenSeals, UUID from, UUID q, com.datastax.oss.driver.api.core.ConsistencyLevel cl) {
+        if (table.bucketTables.get(plan) == null || !table.knowsBuckets()) {
+            if (!firstPage) {
+                throw ReadException.badRequest("bad_next", "'next' pages through buckets this service no longer reads; read again from the first page");
+            }
+            return CompletableFuture.completedFuture(null);
+        }
+        String ks = table.definition.keyspace();
+        List<CompletableFuture<BucketsTable.State>> states = new ArrayList<>(labels.size());
+        for (String label : labels) {
+            try {
+                states.add(table.buckets().state(ks, table.definition.table(), plan.index().name(), label, cl));
+            } catch (RuntimeException e) {
+                states.add(CompletableFuture.failedFuture(e));
+            }
+        }
+        BucketPeriod period = plan.index().bucket();
+        return CompletableFuture.allOf(states.toArray(CompletableFuture[]::new)).handle((ignored, e) -> {
+            if (e != null) {
+                if (firstPage) {
+                    LOG.debug("buckets {} of {}: seals not known, reading {}: {}", labels, plan.tableName(), plan.tableName(), e.toString());
+                    return null;
+                }
+                throw e instanceof RuntimeException r ? r : new java.util.concurrent.CompletionException(e);
+            }
+            List<BucketMerge.Part> parts = new ArrayList<>(labels.size());
+            for (int i = 0; i < labels.size(); i++) {
+                BucketsTable.State s = states.get(i).join();
+                if (!s.valid()) {
+                    break;
+                }
+                parts.add(BucketMerge.part(period, labels.get(i), s.seal(), from, q));
+            }
+            boolean all = parts.size() == labels.size();
+            if (firstPage) {
+                return all ? parts : null;
+            }
+            if (!all || !BucketMerge.seals(parts).equals(tokenSeals)) {
+                throw ReadException.badRequest("bad_next", "a bucket of index " + plan.index().name() + " in " + labels.get(0) + ".."
+                        + labels.get(labels.size() - 1) + " was sealed again since the first page of this read (its history changed);"
+                        + " read again from the first page");
+            }
+            return parts;
         });
     }
 }

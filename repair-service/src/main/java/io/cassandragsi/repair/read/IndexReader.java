@@ -60,6 +60,7 @@ public final class IndexReader implements AutoCloseable {
     private final PageToken tokens;
     private final ReadRepair repair;
     private final Pager pager;
+    private final MergePager merger;
     /** Catalog reloads, which prepare statements synchronously: never on the caller's (event-loop) thread. */
     private final ExecutorService blocking;
     private final SafeTimes safeTimes;
@@ -74,6 +75,8 @@ public final class IndexReader implements AutoCloseable {
     public final LongAdder indexRows = new LongAdder();
     /** Reads (first pages) that paged through a bucket instead of the index table (docs/design.md section 8.2). */
     public final LongAdder bucketReads = new LongAdder();
+    /** Window reads (first pages) that merged several sealed buckets instead of reading the index table (docs/design.md section 8.2). */
+    public final LongAdder mergedReads = new LongAdder();
 
     /**
      * A query: path values (hash then range attributes), optional bounds on the next range
@@ -161,7 +164,9 @@ public final class IndexReader implements AutoCloseable {
         this.cl = cl;
         this.tokens = tokenKey == null ? PageToken.randomKey() : new PageToken(tokenKey);
         this.repair = new ReadRepair(queue, cl, readRepairs);
-        this.pager = new Pager(session, tokens, new BaseChecker(cl, checkConcurrency, repair, baseChecks, falsePositives), indexRows);
+        BaseChecker checker = new BaseChecker(cl, checkConcurrency, repair, baseChecks, falsePositives);
+        this.pager = new Pager(session, tokens, checker, indexRows);
+        this.merger = new MergePager(session, cl, tokens, checker, indexRows);
         this.blocking = Executors.newCachedThreadPool(daemon("gsi-read-catalog"));
     }
 
@@ -244,6 +249,7 @@ public final class IndexReader implements AutoCloseable {
         int skip = 0;
         byte[] lastRow = null;
         UUID tokenSeal = null;
+        List<ByteBuffer> resume = null;
         if (query.next() != null) {
             PageToken.Position p = tokens.decode(query.next(), at -> PageToken.fingerprint(request.canonical(asOf != null ? asOf : at)));
             readTime = p.queryTime();
@@ -251,6 +257,7 @@ public final class IndexReader implements AutoCloseable {
             skip = p.offset();
             lastRow = p.lastRow();
             tokenSeal = p.seal();
+            resume = p.resume();
         }
         UUID q = readTime;
         if (request.window() && Tids.compare(request.from, q) > 0) { // an open window that starts after now: nothing in it yet
@@ -260,9 +267,33 @@ public final class IndexReader implements AutoCloseable {
         byte[] firstState = state;
         int firstSkip = skip;
         byte[] firstLastRow = lastRow;
-        String label = BucketChoice.label(request, query.consistent(), plan, q);
         ByteBuffer lower = request.lower == null ? null : request.lower.value();
         ByteBuffer upper = request.upper == null ? null : request.upper.value();
+        List<String> labels = BucketChoice.mergedLabels(request, query.consistent(), plan, q);
+        if (resume != null && labels == null) {
+            throw ReadException.badRequest("bad_next", "'next' pages through buckets this read no longer merges; read again from the first page");
+        }
+        if (labels != null && (query.next() == null || resume != null)) {
+            List<ByteBuffer> resumeAt = resume;
+            return BucketChoice.resolveMerge(table, plan, labels, query.next() == null, tokenSeal, request.from, q, cl).thenCompose(parts -> {
+                if (parts == null) {
+                    return single(query, table, plan, request, q, fingerprint, lower, upper, null, firstState, firstSkip, firstLastRow);
+                }
+                if (query.next() == null) {
+                    mergedReads.increment();
+                }
+                ReadPlan read = new ReadPlan(table, plan, layout(table, plan), null, q, request.from, request.limit, false, fingerprint, null);
+                return merger.first(new MergePager.MergedRead(read, request.shape(), request.fixed, lower, upper, parts), resumeAt);
+            });
+        }
+        return single(query, table, plan, request, q, fingerprint, lower, upper, tokenSeal, firstState, firstSkip, firstLastRow);
+    }
+
+    /** A read of one source: the index table, or the one bucket {@link BucketChoice#label} names. */
+    private CompletableFuture<Page> single(Query query, Catalog.Indexed table, IndexPlan plan, ReadRequest request, UUID q,
+            ReadPlan.Fingerprint fingerprint, ByteBuffer lower, ByteBuffer upper, UUID tokenSeal, byte[] firstState, int firstSkip,
+            byte[] firstLastRow) {
+        String label = BucketChoice.label(request, query.consistent(), plan, q);
         return BucketChoice.resolve(table, plan, label, query.next() == null, tokenSeal, cl).thenCompose(bucket -> {
             if (bucket != null && query.next() == null) {
                 bucketReads.increment();

@@ -83,7 +83,7 @@ final class Pager {
             rowsRead.add(rows.size());
             ByteBuffer nextState = rs.getExecutionInfo().getPagingState();
             int skip = skipped == 0 ? 0 : resume(rows.stream().map(r -> rowId(read, r)).toList(), skipped, lastRow);
-            return consume(read, rows, skip, items).thenCompose(i -> {
+            return consume(checker, read, rows, null, skip, items).thenCompose(i -> {
                 if (items.size() >= read.limit() && i < rows.size()) {
                     return CompletableFuture.completedFuture(new IndexReader.Page(items, token(read, state, i, rowId(read, rows.get(i - 1))),
                             read.answerTime()));
@@ -114,18 +114,22 @@ final class Pager {
     /**
      * Decides rows from {@code from} on until the page has its items, adding them to {@code items}:
      * as many candidates at a time as items are still missing (their base checks run
-     * concurrently), then the rest. Completes with the index of the first row not consumed.
+     * concurrently), then the rest; with each row's decision given in {@code decisions} (null:
+     * decided from the row, {@link BaseChecker#decide}). Completes with the index of the first row
+     * not consumed.
      */
-    private CompletableFuture<Integer> consume(ReadPlan read, List<Row> rows, int from, List<Map<String, Object>> items) {
+    static CompletableFuture<Integer> consume(BaseChecker checker, ReadPlan read, List<Row> rows, List<EntryDecision> decisions, int from,
+            List<Map<String, Object>> items) {
         int i = from;
         while (i < rows.size() && items.size() < read.limit()) {
             int run = Math.min(rows.size() - i, read.limit() - items.size());
-            CompletableFuture<List<Map<String, Object>>> decided = checker.decide(read, rows.subList(i, i + run));
+            CompletableFuture<List<Map<String, Object>>> decided = checker.decide(read, rows.subList(i, i + run),
+                    decisions == null ? null : decisions.subList(i, i + run));
             int next = i + run;
             if (!decided.isDone()) {
                 return decided.thenCompose(d -> {
                     items.addAll(d);
-                    return consume(read, rows, next, items);
+                    return consume(checker, read, rows, decisions, next, items);
                 });
             }
             items.addAll(decided.join());

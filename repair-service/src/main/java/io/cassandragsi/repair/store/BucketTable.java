@@ -45,6 +45,7 @@ public final class BucketTable {
     private final PreparedStatement scan;
     private final List<String> columns;
     private final Map<IndexTable.Shape, CompletableFuture<PreparedStatement>> selects = new ConcurrentHashMap<>();
+    private final MergedSelect merged;
 
     public BucketTable(CqlSession session, TableDef def, IndexPlan plan) {
         this.session = session;
@@ -57,6 +58,12 @@ public final class BucketTable {
         String token = "token(" + layout.partitionColumns().stream().map(Column::cqlName).collect(Collectors.joining(", ")) + ")";
         this.scan = session.prepare("SELECT " + Cql.quote(BucketLayout.LABEL_COLUMN) + ", " + String.join(", ", columns) + " FROM " + table
                 + " WHERE " + token + " > ? AND " + token + " <= ?");
+        this.merged = new MergedSelect(session, plan, table, columns);
+    }
+
+    /** The select of window reads over several buckets (docs/design.md section 8.2). */
+    public MergedSelect merged() {
+        return merged;
     }
 
     public BucketLayout layout() {
