@@ -143,7 +143,7 @@ final class BaseChecker {
         ReadPlan.Bucket bucket = read.bucket();
         if (bucket != null) {
             java.nio.ByteBuffer seal = r.getBytesUnsafe(bucket.sealColumn());
-            if (seal == null || !io.cassandragsi.index.Tids.uuid(seal).equals(bucket.seal())) {
+            if (!BucketChoice.counts(bucket.label(), bucket.seal(), seal == null ? null : io.cassandragsi.index.Tids.uuid(seal))) {
                 return EntryDecision.SKIP; // an earlier seal's entry, which this one no longer has
             }
             java.nio.ByteBuffer f = r.getBytesUnsafe(bucket.firstColumn());

@@ -27,6 +27,36 @@ final class BucketChoice {
 
     private BucketChoice() {}
 
+    /**
+     * A read through a bucket met an entry of a seal newer than the valid one it reads by: a seal
+     * began after the read looked at the bucket's state, and is overwriting its entries (docs/design.md
+     * section 8.2). The entries read are then a mix of two seals, so the read starts again (a first
+     * page; the bucket's state is no longer valid, so it reads the index table) or fails with 400
+     * {@code bad_next} (a later page).
+     */
+    static final class Resealed extends RuntimeException {
+        Resealed(String label) {
+            super("bucket " + label + " is being sealed again", null, false, false);
+        }
+    }
+
+    /**
+     * Whether an entry of seal {@code entrySeal} counts for a read by {@code validSeal}: an earlier
+     * seal's entry (one the valid seal no longer has) does not; a later seal's is {@link Resealed}.
+     */
+    static boolean counts(String label, UUID validSeal, UUID entrySeal) {
+        if (entrySeal == null) {
+            return false;
+        }
+        if (entrySeal.equals(validSeal)) {
+            return true;
+        }
+        if (io.cassandragsi.index.Tids.compare(entrySeal, validSeal) > 0) {
+            throw new Resealed(label);
+        }
+        return false;
+    }
+
     /** The label of the one bucket the read lies in, or null when it cannot read a bucket. */
     static String label(ReadRequest request, boolean consistent, IndexPlan plan, UUID q) {
         BucketPeriod period = plan.index().bucket();

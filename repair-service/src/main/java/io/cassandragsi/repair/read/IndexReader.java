@@ -77,6 +77,8 @@ public final class IndexReader implements AutoCloseable {
     public final LongAdder bucketReads = new LongAdder();
     /** Window reads (first pages) that merged several sealed buckets instead of reading the index table (docs/design.md section 8.2). */
     public final LongAdder mergedReads = new LongAdder();
+    /** First pages read again because a bucket they read was being sealed again meanwhile. */
+    public final LongAdder resealedReads = new LongAdder();
 
     /**
      * A query: path values (hash then range attributes), optional bounds on the next range
@@ -227,8 +229,37 @@ public final class IndexReader implements AutoCloseable {
         return layouts.computeIfAbsent(plan, p -> ItemLayout.of(table.definition, p.index()));
     }
 
-    /** Resolves the table and index (404), parses the request (400), binds the select and reads the first page. */
+    /**
+     * Reads the page; a read through buckets that met a seal in progress ({@link
+     * BucketChoice.Resealed}) starts again, at most twice, if it is a first page (docs/design.md
+     * section 8.2), and is 400 {@code bad_next} if not.
+     */
     private CompletableFuture<Page> start(Query query, Catalog.Indexed table) {
+        return attempt(query, table).exceptionallyCompose(e -> again(e, query, table, 1));
+    }
+
+    private CompletableFuture<Page> again(Throwable e, Query query, Catalog.Indexed table, int tries) {
+        Throwable cause = e instanceof CompletionException c && c.getCause() != null ? c.getCause() : e;
+        if (!(cause instanceof BucketChoice.Resealed)) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (query.next() != null) {
+            return CompletableFuture.failedFuture(ReadException.badRequest("bad_next", cause.getMessage()
+                    + " since the first page of this read (its history changed); read again from the first page"));
+        }
+        if (tries > 2) {
+            return CompletableFuture.failedFuture(ReadException.unavailable(cause.getMessage() + "; read again", cause));
+        }
+        resealedReads.increment();
+        try {
+            return attempt(query, table).exceptionallyCompose(f -> again(f, query, table, tries + 1));
+        } catch (RuntimeException f) {
+            return CompletableFuture.failedFuture(f);
+        }
+    }
+
+    /** Resolves the table and index (404), parses the request (400), binds the select and reads the first page. */
+    private CompletableFuture<Page> attempt(Query query, Catalog.Indexed table) {
         if (table == null) {
             boolean keyspaceExists = session.getMetadata().getKeyspace(Cql.quote(query.keyspace())).isPresent();
             throw ReadException.notFound(keyspaceExists

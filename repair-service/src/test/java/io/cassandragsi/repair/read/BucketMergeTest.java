@@ -138,4 +138,17 @@ class BucketMergeTest {
                 parts.get(1).upTo()));
         assertThat(BucketMerge.seals(resealed)).isNotEqualTo(seals);
     }
+
+    @Test
+    void should_give_up_on_the_buckets_when_an_entry_of_a_later_seal_shows_one_is_being_sealed_again() {
+        Map<String, BucketMerge.Part> parts = twoDays();
+        UUID later = UUID.fromString("3e3a9c40-5522-11e2-8a4b-0123456789ab"); // after SEAL_2
+        UUID t = at("2025-03-05T01:00:00Z");
+        List<BucketMerge.Entry> group = List.of(new BucketMerge.Entry("2025-03-05", key("k"), t, t, null, later));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BucketMerge.decide(group, parts)).isInstanceOf(BucketChoice.Resealed.class)
+                .hasMessageContaining("2025-03-05");
+        assertThat(BucketChoice.counts("2025-03-05", SEAL_2, SEAL_2)).isTrue();
+        assertThat(BucketChoice.counts("2025-03-05", SEAL_2, OLD_SEAL)).as("an earlier seal's leftover").isFalse();
+        assertThat(BucketChoice.counts("2025-03-05", SEAL_2, null)).isFalse();
+    }
 }
