@@ -315,7 +315,8 @@ class BucketIT {
             withItems += want.isEmpty() ? 0 : 1;
             reads++;
         }
-        System.out.printf("BucketIT %s: %d reads, %d with items%n", phase, reads, withItems);
+        System.out.printf("BucketIT %s: %d reads, %d with items (so far %d merged reads, %d read again after a reseal)%n", phase, reads, withItems,
+                server.reader().mergedReads.sum(), server.reader().resealedReads.sum());
         assertThat(withItems).as("seed %d %s: reads that hold rows", seed, phase).isGreaterThan(10);
     }
 
