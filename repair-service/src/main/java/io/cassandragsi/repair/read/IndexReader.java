@@ -235,27 +235,7 @@ public final class IndexReader implements AutoCloseable {
      * section 8.2), and is 400 {@code bad_next} if not.
      */
     private CompletableFuture<Page> start(Query query, Catalog.Indexed table) {
-        return attempt(query, table).exceptionallyCompose(e -> again(e, query, table, 1));
-    }
-
-    private CompletableFuture<Page> again(Throwable e, Query query, Catalog.Indexed table, int tries) {
-        Throwable cause = e instanceof CompletionException c && c.getCause() != null ? c.getCause() : e;
-        if (!(cause instanceof BucketChoice.Resealed)) {
-            return CompletableFuture.failedFuture(e);
-        }
-        if (query.next() != null) {
-            return CompletableFuture.failedFuture(ReadException.badRequest("bad_next", cause.getMessage()
-                    + " since the first page of this read (its history changed); read again from the first page"));
-        }
-        if (tries > 2) {
-            return CompletableFuture.failedFuture(ReadException.unavailable(cause.getMessage() + "; read again", cause));
-        }
-        resealedReads.increment();
-        try {
-            return attempt(query, table).exceptionallyCompose(f -> again(f, query, table, tries + 1));
-        } catch (RuntimeException f) {
-            return CompletableFuture.failedFuture(f);
-        }
+        return BucketChoice.retryResealed(() -> attempt(query, table), query.next() == null, resealedReads);
     }
 
     /** Resolves the table and index (404), parses the request (400), binds the select and reads the first page. */
