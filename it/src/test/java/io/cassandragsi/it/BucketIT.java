@@ -15,23 +15,17 @@ import io.cassandragsi.repair.jobs.JobState;
 import io.cassandragsi.repair.jobs.CheckResult;
 import io.cassandragsi.repair.jobs.Jobs;
 import io.cassandragsi.repair.jobs.RebuildOptions;
-import io.cassandragsi.repair.read.IndexReader;
 import io.cassandragsi.repair.service.GsiServer;
 import io.cassandragsi.repair.store.BucketsTable;
-import io.cassandragsi.schema.BucketPeriod;
 import io.cassandragsi.schema.Definitions;
 import io.cassandragsi.schema.TableDef;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -56,33 +50,19 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BucketIT {
     private static final String KS = "it_bucket";
-    private static final String DEFINITION = """
-            {"keyspace": "%s", "table": "revisions",
-             "attributes": {"key": "string", "tid": "timeuuid", "length": "varint", "value": "string"},
-             "index": [{"type": "hash", "attribute": "key"}, {"type": "range", "order": "desc", "attribute": "tid"}],
-             "secondaryIndexes": {
-               "by_length": [{"type": "hash", "attribute": "length"}, {"type": "proj", "attribute": "value"},
-                             {"type": "bucket", "period": "day"}],
-               "by_length_key": [{"type": "hash", "attribute": "length"}, {"type": "range", "attribute": "key"},
-                                 {"type": "bucket", "period": "month"}],
-               "by_length_value": [{"type": "hash", "attribute": "length"}, {"type": "range", "attribute": "value"},
-                                   {"type": "bucket", "period": "day"}]}}
-            """.formatted(KS);
-    private static final List<String> INDEXES = List.of("by_length", "by_length_key");
-    /** An index whose bucket partitions cluster by two columns (value, key): windows over several buckets read with bounds on value. */
-    private static final String BY_VALUE = "by_length_value";
-    private static final long STRETCH = 12_000_000;
+    private static final List<String> INDEXES = BucketReads.INDEXES;
     private static CqlSession session;
     private static TableDef def;
     private static GsiServer server;
     private static HistoryRun run;
     private static long seed;
+    private static BucketReads reads;
 
     @BeforeAll
     static void setUp() throws Exception {
         assertThat(BucketRule.MARGIN).as("the suite's seal margin (failsafe: gsi.buckets.margin_ms)").isLessThan(Duration.ofSeconds(10));
         session = SharedCluster.session();
-        def = Definitions.parse(DEFINITION, "BucketIT");
+        def = Definitions.parse(BucketReads.DEFINITION.formatted(KS), "BucketIT");
         SharedCluster.apply(def);
         seed = RepairServiceIT.seed();
         System.out.println("BucketIT seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
@@ -91,7 +71,8 @@ class BucketIT {
                 new HttpConfig("127.0.0.1", 0, null, false), defaults.antiEntropy().withEnabled(false)));
         // tids from 120 days ago on, 12 million times as far apart as the run draws them: about 60 days
         // no conditional writes: each is repaired again for 2 minutes, and each pass would end its buckets' seals (limits.md)
-        run = new HistoryRun(session, def, seed).warped(Instant.now().minus(Duration.ofDays(120)), STRETCH).withoutConditionalWrites();
+        run = new HistoryRun(session, def, seed).warped(Instant.now().minus(Duration.ofDays(120)), BucketReads.STRETCH).withoutConditionalWrites();
+        reads = new BucketReads("BucketIT", session, KS, run, server.reader(), seed);
         run.write(30, 600, 3);
         converge();
     }
@@ -114,7 +95,7 @@ class BucketIT {
     void should_equal_the_oracle_in_the_past_before_any_bucket_is_sealed() {
         long newest = newestTidTicks();
         assertThat(Tids.instant(Tids.fromTicks(newest, 0))).as("the history lies in the past").isBefore(Instant.now().minus(Duration.ofDays(1)));
-        readAndJudge("before sealing", new Random(seed));
+        reads.readAndJudge("before sealing", new Random(seed));
     }
 
     @Test
@@ -123,14 +104,14 @@ class BucketIT {
         Thread.sleep(BucketRule.MARGIN.toMillis() + 500); // a seal is valid a margin after the history's last change
         Jobs jobs = new Jobs(session, GsiConfig.defaults());
         assertThat(jobs.rebuild(KS, "revisions", null, RebuildOptions.defaults(), null).state()).isEqualTo(JobState.DONE);
-        awaitSealed(Duration.ofSeconds(60)); // a late repair pass (AGAIN) may end a seal; the sealer seals it again
-        Map<String, Integer> sealed = validBuckets();
+        reads.awaitSealed(Duration.ofSeconds(60)); // a late repair pass (AGAIN) may end a seal; the sealer seals it again
+        Map<String, Integer> sealed = reads.validBuckets();
         System.out.println("BucketIT sealed after rebuild: " + sealed);
         assertThat(sealed.get("by_length")).as("day buckets sealed").isGreaterThan(10);
         assertThat(sealed.get("by_length_key")).as("month buckets sealed").isGreaterThanOrEqualTo(2);
         long before = server.reader().bucketReads.sum();
         long mergedBefore = server.reader().mergedReads.sum();
-        readAndJudge("sealed by rebuild", new Random(seed + 1));
+        reads.readAndJudge("sealed by rebuild", new Random(seed + 1));
         long bucketed = server.reader().bucketReads.sum() - before;
         long merged = server.reader().mergedReads.sum() - mergedBefore;
         System.out.println("BucketIT reads through buckets after rebuild: " + bucketed + " through one, " + merged + " merging several");
@@ -141,9 +122,9 @@ class BucketIT {
     @Test
     @Order(3)
     void should_stop_reading_changed_buckets_and_seal_them_again_after_old_tids_and_deletes() throws Exception {
-        Map<String, Map<String, BucketsTable.State>> sealedBefore = states();
+        Map<String, Map<String, BucketsTable.State>> sealedBefore = reads.states();
         // old tids into sealed buckets, then deletes of single versions and of whole rows
-        run.warped(Instant.now().minus(Duration.ofDays(100)), STRETCH);
+        run.warped(Instant.now().minus(Duration.ofDays(100)), BucketReads.STRETCH);
         run.write(30, 150, 2);
         Random rnd = new Random(seed + 2);
         List<Row> versions = session.execute(SimpleStatement.newInstance("SELECT key, tid FROM " + KS + ".revisions")).all();
@@ -162,7 +143,7 @@ class BucketIT {
         Thread.sleep(4_000);
         run.oracleFromBase(ConsistencyLevel.ALL);
         converge();
-        Map<String, Map<String, BucketsTable.State>> changed = states();
+        Map<String, Map<String, BucketsTable.State>> changed = reads.states();
         int ended = 0;
         for (String index : INDEXES) {
             for (Map.Entry<String, BucketsTable.State> e : sealedBefore.get(index).entrySet()) {
@@ -174,15 +155,15 @@ class BucketIT {
         }
         System.out.println("BucketIT seals ended by the changes: " + ended);
         assertThat(ended).as("seals the old tids and deletes ended").isPositive();
-        readAndJudge("after changes", new Random(seed + 3));
+        reads.readAndJudge("after changes", new Random(seed + 3));
         // the sealer seals them again, a margin after the last change
-        awaitSealed(Duration.ofSeconds(90));
-        Map<String, Integer> valid = validBuckets();
+        reads.awaitSealed(Duration.ofSeconds(90));
+        Map<String, Integer> valid = reads.validBuckets();
         System.out.println("BucketIT sealed again by the sealer: " + valid);
-        assertThat(allSealed()).as("every bucket with a row has a valid seal again: %s", states()).isTrue();
+        assertThat(reads.allSealed()).as("every bucket with a row has a valid seal again: %s", reads.states()).isTrue();
         long before = server.reader().bucketReads.sum();
         long mergedBefore = server.reader().mergedReads.sum();
-        readAndJudge("sealed again", new Random(seed + 4));
+        reads.readAndJudge("sealed again", new Random(seed + 4));
         assertThat(server.reader().bucketReads.sum() - before).as("reads through buckets after the sealer").isGreaterThan(20);
         assertThat(server.reader().mergedReads.sum() - mergedBefore).as("window reads that merged buckets after the sealer").isGreaterThan(10);
     }
@@ -212,23 +193,23 @@ class BucketIT {
         assertThat(report(found, "by_length").examples()).anyMatch(e -> e.contains(lostIn));
         assertThat(report(found, "by_length_key").differing()).as("month buckets differing").isEqualTo(1);
         assertThat(report(found, "by_length_key").examples()).anyMatch(e -> e.contains(changedIn));
-        assertThat(states().get("by_length").get(lostIn).valid()).as("a check without fix leaves the seal").isTrue();
+        assertThat(reads.states().get("by_length").get(lostIn).valid()).as("a check without fix leaves the seal").isTrue();
 
         CheckResult fixed = jobs.check(KS, "revisions", null, true, null);
         System.out.println("BucketIT check --fix: " + fixed.buckets());
         assertThat(report(fixed, "by_length").givenBack()).isEqualTo(1);
         assertThat(report(fixed, "by_length_key").givenBack()).isEqualTo(1);
-        assertThat(states().get("by_length").get(lostIn).valid()).as("the damaged day bucket's seal ended").isFalse();
-        assertThat(states().get("by_length_key").get(changedIn).valid()).as("the damaged month bucket's seal ended").isFalse();
-        readAndJudge("damaged buckets given back", new Random(seed + 6)); // they read the index table meanwhile
+        assertThat(reads.states().get("by_length").get(lostIn).valid()).as("the damaged day bucket's seal ended").isFalse();
+        assertThat(reads.states().get("by_length_key").get(changedIn).valid()).as("the damaged month bucket's seal ended").isFalse();
+        reads.readAndJudge("damaged buckets given back", new Random(seed + 6)); // they read the index table meanwhile
 
         Thread.sleep(BucketRule.MARGIN.toMillis());
-        awaitSealed(Duration.ofSeconds(90));
-        assertThat(allSealed()).as("the sealer sealed them again: %s", states()).isTrue();
+        reads.awaitSealed(Duration.ofSeconds(90));
+        assertThat(reads.allSealed()).as("the sealer sealed them again: %s", reads.states()).isTrue();
         CheckResult again = jobs.check(KS, "revisions", null, false, null);
         System.out.println("BucketIT check after the sealer: " + again.buckets());
         again.buckets().forEach(b -> assertThat(b.differing()).as("%s: differing after the sealer (%s)", b.index(), b.examples()).isZero());
-        readAndJudge("sealed again after damage", new Random(seed + 7));
+        reads.readAndJudge("sealed again after damage", new Random(seed + 7));
     }
 
     private static CheckResult.BucketReport report(CheckResult result, String index) {
@@ -241,7 +222,7 @@ class BucketIT {
      * bucket's label.
      */
     private static String damage(String table, String index, Random rnd, boolean change) {
-        Map<String, BucketsTable.State> valid = states().get(index);
+        Map<String, BucketsTable.State> valid = reads.states().get(index);
         List<String> key = session.getMetadata().getKeyspace(KS).orElseThrow().getTable(table).orElseThrow().getPrimaryKey().stream()
                 .map(c -> c.getName().asCql(true)).toList();
         List<Row> rows = session.execute(SimpleStatement.newInstance("SELECT " + String.join(", ", key) + ", \"_seal\", \"_tid\" FROM " + KS + "." + table)
@@ -265,110 +246,6 @@ class BucketIT {
         return victim.getString("\"_bucket\"");
     }
 
-    /** Reads as of past moments and in windows, eventual in pages of 1 to 9 and consistent, equal the oracle. */
-    private static void readAndJudge(String phase, Random rnd) {
-        List<UUID> times = queryTimes(rnd, 60);
-        int reads = 0;
-        int withItems = 0;
-        for (UUID q : times) {
-            String index = INDEXES.get(rnd.nextInt(INDEXES.size()));
-            long length = rnd.nextInt(4);
-            Map<String, String> want = expected(index, length, run.oracle.matchesAt(index, q));
-            IndexReader.Query query = IndexReader.Query.of(KS, "revisions", index, String.valueOf(length)).withAsOf(q.toString());
-            assertThat(keysAndTids(readAll(query, rnd))).as("seed %d %s: %s as of %s length %d", seed, phase, index, q, length).isEqualTo(want);
-            assertThat(keysAndTids(readAll(query.withConsistent(true), rnd))).as("seed %d %s: consistent %s as of %s", seed, phase, index, q)
-                    .isEqualTo(want);
-            withItems += want.isEmpty() ? 0 : 1;
-            reads++;
-        }
-        for (int n = 0; n < 40; n++) {
-            UUID a = times.get(rnd.nextInt(times.size()));
-            // narrow windows (up to about a day of the warped history: often inside one bucket) and wide ones
-            long span = n % 3 == 0 ? WriteTimestamps.of(times.get(rnd.nextInt(times.size()))) - WriteTimestamps.of(a)
-                    : 1 + (long) (rnd.nextDouble() * 864_000_000_000L);
-            if (span <= 0) {
-                continue;
-            }
-            UUID b = Tids.maxAtTicks(WriteTimestamps.of(a) + span);
-            String index = INDEXES.get(rnd.nextInt(INDEXES.size()));
-            long length = rnd.nextInt(4);
-            IndexReader.Query query = IndexReader.Query.of(KS, "revisions", index, String.valueOf(length)).withWindow(a.toString(), b.toString());
-            Map<String, String> want = expected(index, length, run.oracle.matchesWithin(index, a, Tids.maxAtTicks(WriteTimestamps.of(b) - 1)));
-            assertThat(keysAndTids(readAll(query, rnd))).as("seed %d %s: %s window %s..%s length %d", seed, phase, index, a, b, length)
-                    .isEqualTo(want);
-            withItems += want.isEmpty() ? 0 : 1;
-            reads++;
-        }
-        for (int n = 0; n < 25; n++) {
-            // windows of 1 to 20 days with bounds on value: several day buckets, merged on two clustering columns
-            UUID a = times.get(rnd.nextInt(times.size()));
-            UUID b = Tids.maxAtTicks(WriteTimestamps.of(a) + 864_000_000_000L * (1 + rnd.nextInt(20)));
-            long length = rnd.nextInt(4);
-            String ge = rnd.nextBoolean() ? null : "v" + rnd.nextInt(1000);
-            String lt = rnd.nextBoolean() ? null : "v" + rnd.nextInt(1000);
-            IndexReader.Query query = IndexReader.Query.of(KS, "revisions", BY_VALUE, String.valueOf(length)).withWindow(a.toString(), b.toString())
-                    .withBounds(null, ge, lt, null);
-            List<String> want = valuesKeysTids(length, ge, lt, run.oracle.matchesWithin(BY_VALUE, a, Tids.maxAtTicks(WriteTimestamps.of(b) - 1)));
-            List<String> got = readAll(query, rnd).stream().map(i -> i.get("value") + " " + i.get("key") + " " + i.get("tid")).toList();
-            assertThat(got).as("seed %d %s: %s window %s..%s length %d value in [%s, %s)", seed, phase, BY_VALUE, a, b, length, ge, lt)
-                    .isEqualTo(want);
-            withItems += want.isEmpty() ? 0 : 1;
-            reads++;
-        }
-        System.out.printf("BucketIT %s: %d reads, %d with items (so far %d merged reads, %d read again after a reseal)%n", phase, reads, withItems,
-                server.reader().mergedReads.sum(), server.reader().resealedReads.sum());
-        assertThat(withItems).as("seed %d %s: reads that hold rows", seed, phase).isGreaterThan(10);
-    }
-
-    /** The oracle's rows with length {@code length} among {@code matches} (entry key -> tid), key to tid, in index order. */
-    private static Map<String, String> expected(String index, long length, Map<List<ByteBuffer>, UUID> matches) {
-        ByteBuffer l = ByteBuffer.wrap(BigInteger.valueOf(length).toByteArray());
-        TreeMap<String, String> out = new TreeMap<>();
-        for (Map.Entry<List<ByteBuffer>, UUID> e : matches.entrySet()) {
-            if (e.getKey().get(0).equals(l)) {
-                out.put(StandardCharsets.UTF_8.decode(e.getKey().get(1).duplicate()).toString(), e.getValue().toString());
-            }
-        }
-        return out;
-    }
-
-    /** The oracle's entries of {@link #BY_VALUE} with length {@code length} and value in [ge, lt) (null: open), as "value key tid" in index order. */
-    private static List<String> valuesKeysTids(long length, String ge, String lt, Map<List<ByteBuffer>, UUID> matches) {
-        ByteBuffer l = ByteBuffer.wrap(BigInteger.valueOf(length).toByteArray());
-        TreeMap<String, String> out = new TreeMap<>();
-        for (Map.Entry<List<ByteBuffer>, UUID> e : matches.entrySet()) {
-            String value = StandardCharsets.UTF_8.decode(e.getKey().get(1).duplicate()).toString();
-            String key = StandardCharsets.UTF_8.decode(e.getKey().get(2).duplicate()).toString();
-            if (e.getKey().get(0).equals(l) && (ge == null || value.compareTo(ge) >= 0) && (lt == null || value.compareTo(lt) < 0)) {
-                out.put(value + " " + key, value + " " + key + " " + e.getValue()); // values and keys are ASCII: String order is Cassandra's
-            }
-        }
-        return new ArrayList<>(out.values());
-    }
-
-    private static Map<String, String> keysAndTids(List<Map<String, Object>> items) {
-        return PagedReads.keysAndTids(items);
-    }
-
-    /** Every page of a read, with limits from 1 to 9, no item twice, every page as of the first's moment. */
-    private static List<Map<String, Object>> readAll(IndexReader.Query q, Random rnd) {
-        return PagedReads.readAll(server.reader(), q, rnd, new Instant[1]);
-    }
-
-    /** Moments of the history: its tids, a tick either side, and the starts of day buckets it spans. */
-    private static List<UUID> queryTimes(Random rnd, int n) {
-        List<UUID> tids = new ArrayList<>();
-        run.oracle.rows().values().forEach(m -> tids.addAll(m.keySet()));
-        List<UUID> out = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            UUID t = tids.get(rnd.nextInt(tids.size()));
-            int form = rnd.nextInt(3);
-            out.add(form == 0 ? t : form == 1 ? Tids.maxAtTicks(WriteTimestamps.of(t) + rnd.nextInt(3) - 1)
-                    : Tids.minAtTicks(Tids.ticks(BucketPeriod.DAY.start(BucketPeriod.DAY.label(Tids.instant(t))))));
-        }
-        return out;
-    }
-
     private static long newestTidTicks() {
         long newest = Long.MIN_VALUE;
         for (var m : run.oracle.rows().values()) {
@@ -379,39 +256,4 @@ class BucketIT {
         return newest;
     }
 
-    private static Map<String, Map<String, BucketsTable.State>> states() {
-        BucketsTable table = new BucketsTable(session, "gsi");
-        Map<String, Map<String, BucketsTable.State>> out = new LinkedHashMap<>();
-        for (String index : List.of(INDEXES.get(0), INDEXES.get(1), BY_VALUE)) {
-            out.put(index, table.all(KS, "revisions", index, ConsistencyLevel.LOCAL_QUORUM));
-        }
-        return out;
-    }
-
-    private static Map<String, Integer> validBuckets() {
-        Map<String, Integer> out = new LinkedHashMap<>();
-        states().forEach((index, byLabel) -> out.put(index, (int) byLabel.values().stream().filter(BucketsTable.State::valid).count()));
-        return out;
-    }
-
-    private static void awaitSealed(Duration timeout) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + timeout.toMillis();
-        while (System.currentTimeMillis() < deadline && !allSealed()) {
-            Thread.sleep(500);
-        }
-    }
-
-    /** Whether every bucket with a row that may be sealed by now has a valid seal. */
-    private static boolean allSealed() {
-        Map<String, BucketPeriod> periods = Map.of("by_length", BucketPeriod.DAY, "by_length_key", BucketPeriod.MONTH, BY_VALUE, BucketPeriod.DAY);
-        for (Map.Entry<String, Map<String, BucketsTable.State>> e : states().entrySet()) {
-            String last = io.cassandragsi.repair.jobs.BucketSeal.lastSealable(periods.get(e.getKey()), Instant.now());
-            for (Map.Entry<String, BucketsTable.State> b : e.getValue().entrySet()) {
-                if (b.getKey().compareTo(last) <= 0 && !b.getValue().valid()) {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
 }

@@ -71,7 +71,7 @@ final class ThreeNodes {
     }
 
     /** Creates the tables of {@code defs} (and the project keyspace), as {@code schema apply} does on an empty cluster; triggers included. */
-    private static void create(List<TableDef> defs) {
+    static void create(List<TableDef> defs) {
         CqlSession s = session();
         List<String> cql = new ArrayList<>();
         cql.add(CqlGenerator.createKeyspace("gsi", RF3));
