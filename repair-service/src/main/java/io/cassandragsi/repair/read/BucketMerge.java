@@ -23,7 +23,18 @@ final class BucketMerge {
     /** A window over more buckets than this reads the index table: one fetch reads this many partitions at most. */
     static final int MAX_BUCKETS = 32;
 
+    /**
+     * Entries one fetch may return in all: the coordinator holds them to sort (the select is
+     * unpaged), so the per-bucket limit shrinks as buckets grow ({@link #perBucket}).
+     */
+    static final int MAX_FETCHED = 5000;
+
     private BucketMerge() {}
+
+    /** The {@code PER PARTITION LIMIT} of a fetch over {@code buckets} buckets that wants {@code wanted} entries of each: at most {@link #MAX_FETCHED} in all, at least 1. */
+    static int perBucket(int wanted, int buckets) {
+        return Math.max(1, Math.min(wanted, MAX_FETCHED / buckets));
+    }
 
     /**
      * One bucket of the window: its label, its valid seal, and its share of the window, the tids

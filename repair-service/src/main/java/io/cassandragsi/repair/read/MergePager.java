@@ -44,13 +44,14 @@ final class MergePager {
 
     /** A page of {@code m} behind clustering key {@code resume} (null: from the start). */
     CompletableFuture<IndexReader.Page> first(MergedRead m, List<ByteBuffer> resume) {
-        return fetch(m, resume, Pager.fetchSize(0, m.read().limit(), 0), new ArrayList<>(m.read().limit()));
+        return fetch(m, resume, BucketMerge.perBucket(Pager.fetchSize(0, m.read().limit(), 0), m.parts().size()),
+                new ArrayList<>(m.read().limit()));
     }
 
     /**
      * Fetches up to {@code perPartition} entries of each bucket behind {@code resume}, decides the
      * complete groups, and fetches again behind the last of them, twice as many, while items are
-     * missing.
+     * missing: never more than {@value BucketMerge#MAX_FETCHED} entries in all per fetch.
      */
     private CompletableFuture<IndexReader.Page> fetch(MergedRead m, List<ByteBuffer> resume, int perPartition, List<Map<String, Object>> items) {
         ReadPlan read = m.read();
@@ -106,7 +107,7 @@ final class MergePager {
             if (!more) {
                 return done(read, items, null);
             }
-            return fetch(m, resumeAt, Pager.fetchSize(0, read.limit() - items.size(), perPartition), items);
+            return fetch(m, resumeAt, BucketMerge.perBucket(Pager.fetchSize(0, read.limit() - items.size(), perPartition), m.parts().size()), items);
         });
     }
 

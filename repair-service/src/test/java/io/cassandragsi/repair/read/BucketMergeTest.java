@@ -151,4 +151,12 @@ class BucketMergeTest {
         assertThat(BucketChoice.counts("2025-03-05", SEAL_2, OLD_SEAL)).as("an earlier seal's leftover").isFalse();
         assertThat(BucketChoice.counts("2025-03-05", SEAL_2, null)).isFalse();
     }
+
+    @Test
+    void should_fetch_at_most_five_thousand_entries_in_all_and_at_least_one_per_bucket() {
+        assertThat(BucketMerge.perBucket(100, 4)).isEqualTo(100);
+        assertThat(BucketMerge.perBucket(1000, 4)).as("5,000 / 4").isEqualTo(1000);
+        assertThat(BucketMerge.perBucket(1000, 32)).as("5,000 / 32").isEqualTo(156);
+        assertThat(BucketMerge.perBucket(0, 32)).isEqualTo(1);
+    }
 }
