@@ -260,7 +260,6 @@ public final class IndexReader implements AutoCloseable {
         int skip = 0;
         byte[] lastRow = null;
         UUID tokenSeal = null;
-        List<ByteBuffer> resume = null;
         if (query.next() != null) {
             PageToken.Position p = tokens.decode(query.next(), at -> PageToken.fingerprint(request.canonical(asOf != null ? asOf : at)));
             readTime = p.queryTime();
@@ -268,7 +267,6 @@ public final class IndexReader implements AutoCloseable {
             skip = p.offset();
             lastRow = p.lastRow();
             tokenSeal = p.seal();
-            resume = p.resume();
         }
         UUID q = readTime;
         if (request.window() && Tids.compare(request.from, q) > 0) { // an open window that starts after now: nothing in it yet
@@ -281,11 +279,10 @@ public final class IndexReader implements AutoCloseable {
         ByteBuffer lower = request.lower == null ? null : request.lower.value();
         ByteBuffer upper = request.upper == null ? null : request.upper.value();
         List<String> labels = BucketChoice.mergedLabels(request, query.consistent(), plan, q);
-        if (resume != null && labels == null) {
-            throw ReadException.badRequest("bad_next", "'next' pages through buckets this read no longer merges; read again from the first page");
-        }
-        if (labels != null && (query.next() == null || resume != null)) {
-            List<ByteBuffer> resumeAt = resume;
+        // a later page of a merged read: its token names the buckets' seals, its paging state is the clustering key to resume behind
+        boolean mergedToken = labels != null && query.next() != null && tokenSeal != null && firstState != null;
+        if (labels != null && (query.next() == null || mergedToken)) {
+            List<ByteBuffer> resumeAt = mergedToken ? io.cassandragsi.schema.Composite.decode(ByteBuffer.wrap(firstState)) : null;
             return BucketChoice.resolveMerge(table, plan, labels, query.next() == null, tokenSeal, request.from, q, cl).thenCompose(parts -> {
                 if (parts == null) {
                     return single(query, table, plan, request, q, fingerprint, lower, upper, null, firstState, firstSkip, firstLastRow);

@@ -117,7 +117,8 @@ final class MergePager {
 
     private String token(MergedRead m, List<ByteBuffer> resume) {
         ReadPlan read = m.read();
-        return tokens.encode(new PageToken.Position(read.fingerprint().get(), read.q(), null, 0, null, BucketMerge.seals(m.parts()), resume));
+        return tokens.encode(new PageToken.Position(read.fingerprint().get(), read.q(), io.cassandragsi.schema.Composite.encode(resume).array(), 0,
+                null, BucketMerge.seals(m.parts())));
     }
 
     /**

@@ -6,9 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
-import java.util.ArrayList;
 import java.util.Base64;
-import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
 import javax.crypto.Mac;
@@ -18,15 +16,14 @@ import javax.crypto.spec.SecretKeySpec;
  * The opaque {@code next} token: where the previous page stopped (the driver's paging state of
  * the index-table page it was reading, how many rows of that page it had consumed, and an
  * identity of the last of them, so that a page resumed after rows were inserted before it starts
- * behind that row, not a count of rows further; a read that merges buckets holds the clustering
- * key of the last row consumed instead, docs/design.md section 8.5) and the
+ * behind that row, not a count of rows further) and the
  * read's query time (so that a read without {@code as_of} keeps the first page's moment), bound to
  * the query it came from (a fingerprint of keyspace, table, index, values, bounds, consistency
  * and query time) and signed with HMAC-SHA256, so a token that was altered or belongs to another
  * query is rejected with 400 instead of returning wrong pages.
  */
 final class PageToken {
-    private static final byte VERSION = 5;
+    private static final byte VERSION = 4;
     /** The seal of a token that pages through an index table, not a bucket. */
     private static final UUID NO_SEAL = new UUID(0, 0);
     /** Bytes of a row identity ({@link #rowId}). */
@@ -37,21 +34,17 @@ final class PageToken {
     /**
      * {@code lastRow}: the {@link #rowId} of the last row consumed, or null when {@code offset} is 0;
      * {@code seal}: the seal of the bucket the read pages through (docs/design.md section 8.5), or
-     * null: the index table; {@code resume}: of a window read over several buckets (section 8.2),
-     * the clustering key its next page starts behind, and {@code seal} then identifies the
-     * buckets' seals ({@code BucketMerge.seals}); null otherwise.
+     * null: the index table. A window read that merges buckets (section 8.2) has no driver paging
+     * state: its {@code pagingState} is the clustering key its next page starts behind ({@code
+     * schema.Composite}), and its {@code seal} a digest of its buckets' seals ({@code BucketMerge.seals}).
      */
-    record Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset, byte[] lastRow, UUID seal, List<ByteBuffer> resume) {
-        Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset, byte[] lastRow, UUID seal) {
-            this(fingerprint, queryTime, pagingState, offset, lastRow, seal, null);
-        }
-
+    record Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset, byte[] lastRow, UUID seal) {
         Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset, byte[] lastRow) {
-            this(fingerprint, queryTime, pagingState, offset, lastRow, null, null);
+            this(fingerprint, queryTime, pagingState, offset, lastRow, null);
         }
 
         Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset) {
-            this(fingerprint, queryTime, pagingState, offset, null, null, null);
+            this(fingerprint, queryTime, pagingState, offset, null, null);
         }
     }
 
@@ -88,27 +81,11 @@ final class PageToken {
     String encode(Position p) {
         byte[] state = p.pagingState() == null ? new byte[0] : p.pagingState();
         byte[] lastRow = p.lastRow() == null ? new byte[ROW_ID_BYTES] : p.lastRow();
-        int resumeBytes = 4;
-        if (p.resume() != null) {
-            for (ByteBuffer v : p.resume()) {
-                resumeBytes += 4 + (v == null ? 0 : v.remaining());
-            }
-        }
-        ByteBuffer b = ByteBuffer.allocate(1 + 32 + 16 + 16 + 4 + ROW_ID_BYTES + resumeBytes + 4 + state.length + 32);
+        ByteBuffer b = ByteBuffer.allocate(1 + 32 + 16 + 16 + 4 + ROW_ID_BYTES + 4 + state.length + 32);
         b.put(VERSION).put(p.fingerprint()).putLong(p.queryTime().getMostSignificantBits()).putLong(p.queryTime().getLeastSignificantBits());
         UUID seal = p.seal() == null ? NO_SEAL : p.seal();
         b.putLong(seal.getMostSignificantBits()).putLong(seal.getLeastSignificantBits())
-                .putInt(p.offset()).put(lastRow, 0, ROW_ID_BYTES);
-        b.putInt(p.resume() == null ? -1 : p.resume().size());
-        if (p.resume() != null) {
-            for (ByteBuffer v : p.resume()) {
-                b.putInt(v == null ? -1 : v.remaining());
-                if (v != null) {
-                    b.put(v.duplicate());
-                }
-            }
-        }
-        b.putInt(state.length).put(state);
+                .putInt(p.offset()).put(lastRow, 0, ROW_ID_BYTES).putInt(state.length).put(state);
         b.put(mac(b.array(), b.position()));
         return Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
     }
@@ -124,7 +101,7 @@ final class PageToken {
         } catch (IllegalArgumentException e) {
             throw ReadException.badRequest("bad_next", "'next' is not a token this service issued");
         }
-        if (raw.length < 1 + 32 + 16 + 16 + 12 + ROW_ID_BYTES + 32 || raw[0] != VERSION) {
+        if (raw.length < 1 + 32 + 16 + 16 + 8 + ROW_ID_BYTES + 32 || raw[0] != VERSION) {
             throw ReadException.badRequest("bad_next", "'next' is not a token this service issued");
         }
         int bodyLength = raw.length - 32;
@@ -143,44 +120,13 @@ final class PageToken {
         int offset = b.getInt();
         byte[] lastRow = new byte[ROW_ID_BYTES];
         b.get(lastRow);
-        List<ByteBuffer> resume = resume(b);
-        if (b.remaining() < 4) {
-            throw ReadException.badRequest("bad_next", "'next' is malformed");
-        }
         int len = b.getInt();
         if (len < 0 || len != b.remaining() || offset < 0) {
             throw ReadException.badRequest("bad_next", "'next' is malformed");
         }
         byte[] state = new byte[len];
         b.get(state);
-        return new Position(fp, queryTime, len == 0 ? null : state, offset, offset == 0 ? null : lastRow, NO_SEAL.equals(seal) ? null : seal,
-                resume);
-    }
-
-    /** A token's resume key: a count (-1: none), then each value's length (-1: null) and bytes. */
-    private static List<ByteBuffer> resume(ByteBuffer b) {
-        int n = b.remaining() >= 4 ? b.getInt() : -2;
-        if (n == -1) {
-            return null;
-        }
-        if (n < 0 || n > 64) {
-            throw ReadException.badRequest("bad_next", "'next' is malformed");
-        }
-        List<ByteBuffer> out = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            int len = b.remaining() >= 4 ? b.getInt() : -2;
-            if (len < -1 || len > b.remaining()) {
-                throw ReadException.badRequest("bad_next", "'next' is malformed");
-            }
-            if (len == -1) {
-                out.add(null);
-                continue;
-            }
-            byte[] v = new byte[len];
-            b.get(v);
-            out.add(ByteBuffer.wrap(v));
-        }
-        return out;
+        return new Position(fp, queryTime, len == 0 ? null : state, offset, offset == 0 ? null : lastRow, NO_SEAL.equals(seal) ? null : seal);
     }
 
     private byte[] mac(byte[] data, int length) {
