@@ -174,7 +174,7 @@ class BucketIT {
         Jobs jobs = new Jobs(session, GsiConfig.defaults());
         CheckResult clean = jobs.check(KS, "revisions", null, false, null);
         System.out.println("BucketIT check before damage: " + clean.buckets());
-        assertThat(clean.buckets()).as("a report per bucketed index").hasSize(3);
+        assertThat(clean.buckets()).as("a report per bucketed index").hasSize(4);
         clean.buckets().forEach(b -> {
             assertThat(b.compared()).as("%s: buckets compared", b.index()).isPositive();
             assertThat(b.differing()).as("%s: buckets differing before any damage (%s)", b.index(), b.examples()).isZero();

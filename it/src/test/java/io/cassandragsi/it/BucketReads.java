@@ -39,11 +39,15 @@ final class BucketReads {
                "by_length_key": [{"type": "hash", "attribute": "length"}, {"type": "range", "attribute": "key"},
                                  {"type": "bucket", "period": "month"}],
                "by_length_value": [{"type": "hash", "attribute": "length"}, {"type": "range", "attribute": "value"},
-                                   {"type": "bucket", "period": "day"}]}}
+                                   {"type": "bucket", "period": "day"}],
+               "by_length_value_desc": [{"type": "hash", "attribute": "length"}, {"type": "range", "order": "desc", "attribute": "value"},
+                                        {"type": "range", "order": "desc", "attribute": "key"}, {"type": "bucket", "period": "day"}]}}
             """;
     static final List<String> INDEXES = List.of("by_length", "by_length_key");
     /** An index whose bucket partitions cluster by two columns (value, key): windows over several buckets read with bounds on value. */
     static final String BY_VALUE = "by_length_value";
+    /** As {@link #BY_VALUE}, both clustering columns descending: merged windows resume with {@code <} and keep the lower bound. */
+    static final String BY_VALUE_DESC = "by_length_value_desc";
     /** How far apart the history's tids are spread: 12 million times as far as the run draws them (about 60 days). */
     static final long STRETCH = 12_000_000;
 
@@ -107,9 +111,50 @@ final class BucketReads {
             String lt = rnd.nextBoolean() ? null : "v" + rnd.nextInt(1000);
             IndexReader.Query query = IndexReader.Query.of(ks, "revisions", BY_VALUE, String.valueOf(length)).withWindow(a.toString(), b.toString())
                     .withBounds(null, ge, lt, null);
-            List<String> want = valuesKeysTids(length, ge, lt, run.oracle.matchesWithin(BY_VALUE, a, Tids.maxAtTicks(WriteTimestamps.of(b) - 1)));
+            List<String> want = valuesKeysTids(length, e -> (ge == null || e[0].compareTo(ge) >= 0) && (lt == null || e[0].compareTo(lt) < 0), false,
+                    run.oracle.matchesWithin(BY_VALUE, a, Tids.maxAtTicks(WriteTimestamps.of(b) - 1)));
             List<String> got = readAll(query, rnd).stream().map(i -> i.get("value") + " " + i.get("key") + " " + i.get("tid")).toList();
             assertThat(got).as("seed %d %s: %s window %s..%s length %d value in [%s, %s)", seed, phase, BY_VALUE, a, b, length, ge, lt)
+                    .isEqualTo(want);
+            withItems += want.isEmpty() ? 0 : 1;
+            reads++;
+        }
+        for (int n = 0; n < 16; n++) {
+            // the value fixed by the path: the resume's tuple slice beside a second one over the fixed value;
+            // on the descending index also a bound on key, its far side (the lower bound) in that second slice
+            boolean desc = n % 2 == 1;
+            String index = desc ? BY_VALUE_DESC : BY_VALUE;
+            UUID a = times.get(rnd.nextInt(times.size()));
+            UUID b = Tids.maxAtTicks(WriteTimestamps.of(a) + 864_000_000_000L * (1 + rnd.nextInt(20)));
+            long length = rnd.nextInt(4);
+            Map<List<ByteBuffer>, UUID> within = run.oracle.matchesWithin(index, a, Tids.maxAtTicks(WriteTimestamps.of(b) - 1));
+            List<String> values = valuesKeysTids(length, e -> true, false, within);
+            String value = values.isEmpty() ? "v" + rnd.nextInt(1000) : values.get(rnd.nextInt(values.size())).split(" ")[0];
+            String ge = !desc || rnd.nextBoolean() ? null : "k" + rnd.nextInt(30);
+            String lt = !desc || rnd.nextBoolean() ? null : "k" + rnd.nextInt(30);
+            IndexReader.Query query = IndexReader.Query.of(ks, "revisions", index, String.valueOf(length), value)
+                    .withWindow(a.toString(), b.toString()).withBounds(null, ge, lt, null);
+            List<String> want = valuesKeysTids(length, e -> e[0].equals(value) && (ge == null || e[1].compareTo(ge) >= 0)
+                    && (lt == null || e[1].compareTo(lt) < 0), desc, within);
+            List<String> got = readAll(query, rnd).stream().map(i -> i.get("value") + " " + i.get("key") + " " + i.get("tid")).toList();
+            assertThat(got).as("seed %d %s: %s value %s window %s..%s length %d key in [%s, %s)", seed, phase, index, value, a, b, length, ge, lt)
+                    .isEqualTo(want);
+            withItems += want.isEmpty() ? 0 : 1;
+            reads++;
+        }
+        for (int n = 0; n < 15; n++) {
+            // an index clustering descending on both columns: in descending order, bounds on value
+            UUID a = times.get(rnd.nextInt(times.size()));
+            UUID b = Tids.maxAtTicks(WriteTimestamps.of(a) + 864_000_000_000L * (1 + rnd.nextInt(20)));
+            long length = rnd.nextInt(4);
+            String ge = rnd.nextBoolean() ? null : "v" + rnd.nextInt(1000);
+            String lt = rnd.nextBoolean() ? null : "v" + rnd.nextInt(1000);
+            IndexReader.Query query = IndexReader.Query.of(ks, "revisions", BY_VALUE_DESC, String.valueOf(length))
+                    .withWindow(a.toString(), b.toString()).withBounds(null, ge, lt, null);
+            List<String> want = valuesKeysTids(length, e -> (ge == null || e[0].compareTo(ge) >= 0) && (lt == null || e[0].compareTo(lt) < 0), true,
+                    run.oracle.matchesWithin(BY_VALUE_DESC, a, Tids.maxAtTicks(WriteTimestamps.of(b) - 1)));
+            List<String> got = readAll(query, rnd).stream().map(i -> i.get("value") + " " + i.get("key") + " " + i.get("tid")).toList();
+            assertThat(got).as("seed %d %s: %s window %s..%s length %d value in [%s, %s)", seed, phase, BY_VALUE_DESC, a, b, length, ge, lt)
                     .isEqualTo(want);
             withItems += want.isEmpty() ? 0 : 1;
             reads++;
@@ -131,7 +176,25 @@ final class BucketReads {
         return out;
     }
 
-    /** The oracle's entries of {@link #BY_VALUE} with length {@code length} and value in [ge, lt) (null: open), as "value key tid" in index order. */
+    /**
+     * The oracle's entries of {@link #BY_VALUE} or {@link #BY_VALUE_DESC} (entry key: length, value,
+     * key) with length {@code length} whose {value, key} {@code keep} accepts, as "value key tid" in
+     * index order: ascending, or descending on both.
+     */
+    private static List<String> valuesKeysTids(long length, java.util.function.Predicate<String[]> keep, boolean descending,
+            Map<List<ByteBuffer>, UUID> matches) {
+        ByteBuffer l = ByteBuffer.wrap(BigInteger.valueOf(length).toByteArray());
+        TreeMap<String, String> out = new TreeMap<>(descending ? java.util.Comparator.<String>reverseOrder() : java.util.Comparator.<String>naturalOrder());
+        for (Map.Entry<List<ByteBuffer>, UUID> e : matches.entrySet()) {
+            String value = StandardCharsets.UTF_8.decode(e.getKey().get(1).duplicate()).toString();
+            String key = StandardCharsets.UTF_8.decode(e.getKey().get(2).duplicate()).toString();
+            if (e.getKey().get(0).equals(l) && keep.test(new String[] {value, key})) {
+                out.put(value + " " + key, value + " " + key + " " + e.getValue()); // values and keys are ASCII: String order is Cassandra's
+            }
+        }
+        return new ArrayList<>(out.values());
+    }
+
     private static List<String> valuesKeysTids(long length, String ge, String lt, Map<List<ByteBuffer>, UUID> matches) {
         ByteBuffer l = ByteBuffer.wrap(BigInteger.valueOf(length).toByteArray());
         TreeMap<String, String> out = new TreeMap<>();
@@ -171,7 +234,7 @@ final class BucketReads {
     Map<String, Map<String, BucketsTable.State>> states() {
         BucketsTable table = new BucketsTable(session, "gsi");
         Map<String, Map<String, BucketsTable.State>> out = new LinkedHashMap<>();
-        for (String index : List.of(INDEXES.get(0), INDEXES.get(1), BY_VALUE)) {
+        for (String index : List.of(INDEXES.get(0), INDEXES.get(1), BY_VALUE, BY_VALUE_DESC)) {
             out.put(index, table.all(ks, "revisions", index, ConsistencyLevel.LOCAL_QUORUM));
         }
         return out;
@@ -192,7 +255,8 @@ final class BucketReads {
 
     /** Whether every bucket with a row that may be sealed by now has a valid seal. */
     boolean allSealed() {
-        Map<String, BucketPeriod> periods = Map.of("by_length", BucketPeriod.DAY, "by_length_key", BucketPeriod.MONTH, BY_VALUE, BucketPeriod.DAY);
+        Map<String, BucketPeriod> periods = Map.of("by_length", BucketPeriod.DAY, "by_length_key", BucketPeriod.MONTH, BY_VALUE, BucketPeriod.DAY,
+                BY_VALUE_DESC, BucketPeriod.DAY);
         for (Map.Entry<String, Map<String, BucketsTable.State>> e : states().entrySet()) {
             String last = io.cassandragsi.repair.jobs.BucketSeal.lastSealable(periods.get(e.getKey()), Instant.now());
             for (Map.Entry<String, BucketsTable.State> b : e.getValue().entrySet()) {
