@@ -102,60 +102,32 @@ final class BucketReads {
             withItems += want.isEmpty() ? 0 : 1;
             reads++;
         }
-        for (int n = 0; n < 25; n++) {
-            // windows of 1 to 20 days with bounds on value: several day buckets, merged on two clustering columns
-            UUID a = times.get(rnd.nextInt(times.size()));
-            UUID b = Tids.maxAtTicks(WriteTimestamps.of(a) + 864_000_000_000L * (1 + rnd.nextInt(20)));
-            long length = rnd.nextInt(4);
-            String ge = rnd.nextBoolean() ? null : "v" + rnd.nextInt(1000);
-            String lt = rnd.nextBoolean() ? null : "v" + rnd.nextInt(1000);
-            IndexReader.Query query = IndexReader.Query.of(ks, "revisions", BY_VALUE, String.valueOf(length)).withWindow(a.toString(), b.toString())
-                    .withBounds(null, ge, lt, null);
-            List<String> want = valuesKeysTids(length, e -> (ge == null || e[0].compareTo(ge) >= 0) && (lt == null || e[0].compareTo(lt) < 0), false,
-                    run.oracle.matchesWithin(BY_VALUE, a, Tids.maxAtTicks(WriteTimestamps.of(b) - 1)));
-            List<String> got = readAll(query, rnd).stream().map(i -> i.get("value") + " " + i.get("key") + " " + i.get("tid")).toList();
-            assertThat(got).as("seed %d %s: %s window %s..%s length %d value in [%s, %s)", seed, phase, BY_VALUE, a, b, length, ge, lt)
-                    .isEqualTo(want);
-            withItems += want.isEmpty() ? 0 : 1;
-            reads++;
-        }
-        for (int n = 0; n < 16; n++) {
-            // the value fixed by the path: the resume's tuple slice beside a second one over the fixed value;
-            // on the descending index also a bound on key, its far side (the lower bound) in that second slice
+        for (int n = 0; n < 56; n++) {
+            // windows of 1 to 20 days: several day buckets, merged on two clustering columns. In turn: ascending with
+            // bounds on value; descending (resumed with <, the lower bound kept) with bounds on value; ascending with
+            // the value fixed by the path (the resume's tuple slice beside a second one over it); descending with the
+            // value fixed and bounds on key (their far side, the lower bound, in that second slice)
             boolean desc = n % 2 == 1;
+            boolean fixValue = n % 4 >= 2;
             String index = desc ? BY_VALUE_DESC : BY_VALUE;
             UUID a = times.get(rnd.nextInt(times.size()));
             UUID b = Tids.maxAtTicks(WriteTimestamps.of(a) + 864_000_000_000L * (1 + rnd.nextInt(20)));
             long length = rnd.nextInt(4);
             Map<List<ByteBuffer>, UUID> within = run.oracle.matchesWithin(index, a, Tids.maxAtTicks(WriteTimestamps.of(b) - 1));
             List<String> values = valuesKeysTids(length, e -> true, false, within);
-            String value = values.isEmpty() ? "v" + rnd.nextInt(1000) : values.get(rnd.nextInt(values.size())).split(" ")[0];
-            String ge = !desc || rnd.nextBoolean() ? null : "k" + rnd.nextInt(30);
-            String lt = !desc || rnd.nextBoolean() ? null : "k" + rnd.nextInt(30);
-            IndexReader.Query query = IndexReader.Query.of(ks, "revisions", index, String.valueOf(length), value)
+            String value = !fixValue ? null
+                    : values.isEmpty() ? "v" + rnd.nextInt(1000) : values.get(rnd.nextInt(values.size())).split(" ")[0];
+            int bounded = fixValue ? 1 : 0; // the bounds are on value, or on key (the range attribute after a fixed value)
+            boolean bounds = !fixValue || desc; // the ascending index has no range attribute after value
+            String ge = !bounds || rnd.nextBoolean() ? null : fixValue ? "k" + rnd.nextInt(30) : "v" + rnd.nextInt(1000);
+            String lt = !bounds || rnd.nextBoolean() ? null : fixValue ? "k" + rnd.nextInt(30) : "v" + rnd.nextInt(1000);
+            List<String> path = fixValue ? List.of(String.valueOf(length), value) : List.of(String.valueOf(length));
+            IndexReader.Query query = IndexReader.Query.of(ks, "revisions", index, path.toArray(String[]::new))
                     .withWindow(a.toString(), b.toString()).withBounds(null, ge, lt, null);
-            List<String> want = valuesKeysTids(length, e -> e[0].equals(value) && (ge == null || e[1].compareTo(ge) >= 0)
-                    && (lt == null || e[1].compareTo(lt) < 0), desc, within);
+            List<String> want = valuesKeysTids(length, e -> (value == null || e[0].equals(value)) && (ge == null || e[bounded].compareTo(ge) >= 0)
+                    && (lt == null || e[bounded].compareTo(lt) < 0), desc, within);
             List<String> got = readAll(query, rnd).stream().map(i -> i.get("value") + " " + i.get("key") + " " + i.get("tid")).toList();
-            assertThat(got).as("seed %d %s: %s value %s window %s..%s length %d key in [%s, %s)", seed, phase, index, value, a, b, length, ge, lt)
-                    .isEqualTo(want);
-            withItems += want.isEmpty() ? 0 : 1;
-            reads++;
-        }
-        for (int n = 0; n < 15; n++) {
-            // an index clustering descending on both columns: in descending order, bounds on value
-            UUID a = times.get(rnd.nextInt(times.size()));
-            UUID b = Tids.maxAtTicks(WriteTimestamps.of(a) + 864_000_000_000L * (1 + rnd.nextInt(20)));
-            long length = rnd.nextInt(4);
-            String ge = rnd.nextBoolean() ? null : "v" + rnd.nextInt(1000);
-            String lt = rnd.nextBoolean() ? null : "v" + rnd.nextInt(1000);
-            IndexReader.Query query = IndexReader.Query.of(ks, "revisions", BY_VALUE_DESC, String.valueOf(length))
-                    .withWindow(a.toString(), b.toString()).withBounds(null, ge, lt, null);
-            List<String> want = valuesKeysTids(length, e -> (ge == null || e[0].compareTo(ge) >= 0) && (lt == null || e[0].compareTo(lt) < 0), true,
-                    run.oracle.matchesWithin(BY_VALUE_DESC, a, Tids.maxAtTicks(WriteTimestamps.of(b) - 1)));
-            List<String> got = readAll(query, rnd).stream().map(i -> i.get("value") + " " + i.get("key") + " " + i.get("tid")).toList();
-            assertThat(got).as("seed %d %s: %s window %s..%s length %d value in [%s, %s)", seed, phase, BY_VALUE_DESC, a, b, length, ge, lt)
-                    .isEqualTo(want);
+            assertThat(got).as("seed %d %s: %s path %s window %s..%s bounds [%s, %s)", seed, phase, index, path, a, b, ge, lt).isEqualTo(want);
             withItems += want.isEmpty() ? 0 : 1;
             reads++;
         }
