@@ -32,7 +32,7 @@ public final class Definitions {
     public static final int MAX_ATTRIBUTE_NAME = 128;
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_]*");
-    private static final Set<String> TOP_LEVEL = Set.of("keyspace", "table", "versioned", "maintenance", "attributes", "index", "secondaryIndexes");
+    private static final Set<String> TOP_LEVEL = Set.of("keyspace", "table", "versioned", "maintenance", "indexing", "attributes", "index", "secondaryIndexes");
     private static final Set<String> ELEMENT_KEYS = Set.of("type", "attribute", "order");
     private static final Set<String> BUCKET_KEYS = Set.of("type", "period");
     private static final Set<String> RESERVED_KEYSPACES = Set.of(
@@ -83,6 +83,9 @@ public final class Definitions {
         if (def.maintenance() != Maintenance.SERVICE) {
             root.put("maintenance", def.maintenance().jsonName());
         }
+        if (def.indexing() != Indexing.ATOMIC) {
+            root.put("indexing", def.indexing().jsonName());
+        }
         ObjectNode attrs = root.putObject("attributes");
         def.attributes().forEach((k, v) -> attrs.put(k, v.jsonName()));
         ArrayNode key = root.putArray("index");
@@ -132,7 +135,7 @@ public final class Definitions {
             for (Iterator<String> it = root.fieldNames(); it.hasNext();) {
                 String field = it.next();
                 if (!TOP_LEVEL.contains(field)) {
-                    throw error(null, null, "unknown field '" + field + "' (expected: keyspace, table, versioned, maintenance, attributes, index, secondaryIndexes)");
+                    throw error(null, null, "unknown field '" + field + "' (expected: keyspace, table, versioned, maintenance, indexing, attributes, index, secondaryIndexes)");
                 }
             }
             String keyspace = name(root.get("keyspace"), "keyspace", MAX_KEYSPACE_NAME);
@@ -189,7 +192,24 @@ public final class Definitions {
                             + " \"node\" (the node that ran the trigger runs them), not " + maintenanceNode);
                 }
             }
-            TableDef def = new TableDef(keyspace, table, attributes, partition, clustering, versioned, maintenance);
+            Indexing indexing = Indexing.ATOMIC;
+            JsonNode indexingNode = root.get("indexing");
+            if (indexingNode != null && !indexingNode.isNull()) {
+                indexing = indexingNode.isTextual() ? Indexing.fromJson(indexingNode.asText()) : null;
+                if (indexing == null) {
+                    throw error(null, null, "'indexing' must be \"atomic\" (the default: the index entries ride in the write's logged"
+                            + " batch) or \"eventual\" (the in-node maintainer writes them after the write), not " + indexingNode);
+                }
+            }
+            if (indexing == Indexing.EVENTUAL) {
+                if (maintenanceNode != null && !maintenanceNode.isNull() && maintenance == Maintenance.SERVICE) {
+                    throw error(null, null, "\"indexing\": \"eventual\" and \"maintenance\": \"service\" do not go together: eventual"
+                            + " indexing is done by the in-node maintainer, so it implies \"maintenance\": \"node\" (leave \"maintenance\""
+                            + " out, or set it to \"node\")");
+                }
+                maintenance = Maintenance.NODE;
+            }
+            TableDef def = new TableDef(keyspace, table, attributes, partition, clustering, versioned, maintenance, indexing);
             if (Boolean.TRUE.equals(versioned) && !def.endsInTimeuuid()) {
                 Column last = def.primaryKey().get(def.primaryKey().size() - 1);
                 throw error(null, last.name(), "\"versioned\": true needs the last primary-key attribute to be a timeuuid range attribute"

@@ -19,8 +19,10 @@ public final class TableDef {
     private final Map<String, Index> indexes = new LinkedHashMap<>();
     /** The definition's {@code "versioned"}: null when left out (versioned iff the key ends in a timeuuid). */
     private final Boolean versionedFlag;
-    /** The definition's {@code "maintenance"} (default: the repair service). */
+    /** The definition's {@code "maintenance"} (default: the repair service; node when indexing is eventual). */
     private final Maintenance maintenance;
+    /** The definition's {@code "indexing"} (default: atomic). */
+    private final Indexing indexing;
 
     TableDef(
             String keyspace,
@@ -29,9 +31,11 @@ public final class TableDef {
             List<Column> partitionKey,
             List<Column> clustering,
             Boolean versionedFlag,
-            Maintenance maintenance) {
+            Maintenance maintenance,
+            Indexing indexing) {
         this.versionedFlag = versionedFlag;
         this.maintenance = maintenance;
+        this.indexing = indexing;
         this.keyspace = keyspace;
         this.table = table;
         this.attributes = Collections.unmodifiableMap(new LinkedHashMap<>(attributes));
@@ -107,6 +111,14 @@ public final class TableDef {
     /** Who runs the table's sibling diffs: the repair service (default) or the node that ran the trigger. */
     public Maintenance maintenance() {
         return maintenance;
+    }
+
+    /**
+     * Whether the index entries ride in the write's logged batch (atomic, the default) or follow it,
+     * written by the in-node maintainer (eventual; docs/design.md section 7.11).
+     */
+    public Indexing indexing() {
+        return indexing;
     }
 
     /** The definition's {@code "versioned"} as written: null when left out. */

@@ -144,4 +144,38 @@ class DefinitionsTest {
         assertThat(Definitions.toJson(again)).isEqualTo(Definitions.toJson(def));
         assertThat(again.index("by_customer").range().get(0).order()).isEqualTo(Order.DESC);
     }
+
+    @Test
+    void should_take_eventual_indexing_as_node_maintenance_and_round_trip_it() {
+        String json = """
+                {"keyspace": "k", "table": "t", "indexing": "eventual", "attributes": {"id": "string", "email": "string"},
+                 "index": [{"type": "hash", "attribute": "id"}], "secondaryIndexes": {"by_email": [{"type": "hash", "attribute": "email"}]}}""";
+        TableDef def = Definitions.parse(json, "t.json");
+        assertThat(def.indexing()).isEqualTo(Indexing.EVENTUAL);
+        assertThat(def.maintenance()).isEqualTo(Maintenance.NODE);
+        TableDef again = Definitions.parse(Definitions.toJson(def), "again");
+        assertThat(again.indexing()).isEqualTo(Indexing.EVENTUAL);
+        assertThat(again.maintenance()).isEqualTo(Maintenance.NODE);
+        assertThat(Definitions.parse(json.replace("\"indexing\": \"eventual\"", "\"indexing\": \"eventual\", \"maintenance\": \"node\""),
+                "t.json").indexing()).isEqualTo(Indexing.EVENTUAL);
+        TableDef atomic = Definitions.parse(json.replace("\"indexing\": \"eventual\", ", ""), "t.json");
+        assertThat(atomic.indexing()).isEqualTo(Indexing.ATOMIC);
+        assertThat(atomic.maintenance()).isEqualTo(Maintenance.SERVICE);
+        assertThat(Definitions.toJson(atomic)).doesNotContain("indexing");
+    }
+
+    @Test
+    void should_reject_eventual_indexing_beside_service_maintenance_naming_both_fields() {
+        String json = """
+                {"keyspace": "k", "table": "t", "indexing": "%s", "maintenance": "service", "attributes": {"id": "string", "email": "string"},
+                 "index": [{"type": "hash", "attribute": "id"}], "secondaryIndexes": {"by_email": [{"type": "hash", "attribute": "email"}]}}""";
+        assertThatThrownBy(() -> Definitions.parse(json.formatted("eventual"), "t.json"))
+                .isInstanceOf(DefinitionException.class)
+                .hasMessageStartingWith("t.json: ")
+                .hasMessageContaining("\"indexing\": \"eventual\" and \"maintenance\": \"service\" do not go together");
+        assertThatThrownBy(() -> Definitions.parse(json.formatted("lazy"), "t.json"))
+                .hasMessageContaining("'indexing' must be \"atomic\"")
+                .hasMessageContaining("not \"lazy\"");
+        assertThat(Definitions.parse(json.formatted("atomic"), "t.json").maintenance()).isEqualTo(Maintenance.SERVICE);
+    }
 }
