@@ -6,6 +6,7 @@ import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.DefinitionException;
 import io.cassandragsi.schema.DefinitionResolver;
 import io.cassandragsi.schema.Index;
+import io.cassandragsi.schema.Indexing;
 import io.cassandragsi.schema.Maintenance;
 import io.cassandragsi.schema.NodeProgressLayout;
 import io.cassandragsi.schema.QueueLayout;
@@ -140,6 +141,14 @@ final class CompiledTable {
     /** True when the table's plain diffs run on this node (docs/design.md section 2, {@code "maintenance": "node"}) and the node can record its progress. */
     boolean maintainedHere() {
         return plan.table().maintenance() == Maintenance.NODE && progress != null && queue != null;
+    }
+
+    /**
+     * True when the table's entries follow the write instead of riding in its batch (docs/design.md
+     * section 7.11, {@code "indexing": "eventual"}): the trigger hands them to this node's maintainer.
+     */
+    boolean eventual() {
+        return plan.table().indexing() == Indexing.EVENTUAL && maintainedHere();
     }
 
     String keyspaceName() {

@@ -1,5 +1,6 @@
 package io.cassandragsi.trigger;
 
+import io.cassandragsi.maintain.Marker;
 import io.cassandragsi.schema.QueueLayout;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -51,6 +52,8 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
     private final BooleanSupplier batchlogPath;
     /** Writes the CAS path's markers before Paxos proposes ({@link #writeNow}). */
     private final Consumer<List<Mutation>> casMarkerWriter;
+    /** This node's maintainer for a table maintained here, or null while none runs ({@link Maintainer#feed}). */
+    private final Function<CompiledTable, NodeFeed> feed;
     private final Updates versioned;
     private final Updates unversioned;
 
@@ -67,11 +70,9 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
     IndexTrigger(BooleanSupplier batchlogPath, Consumer<List<Mutation>> casMarkerWriter, Function<CompiledTable, NodeFeed> feed) {
         this.batchlogPath = batchlogPath != null ? batchlogPath : WritePath.detector(metrics);
         this.casMarkerWriter = casMarkerWriter;
-        if (feed == null) {
-            feed = table -> Maintainer.feed(table, this::compiled);
-        }
-        this.versioned = new VersionedUpdates(metrics, feed);
-        this.unversioned = new UnversionedUpdates(metrics, feed);
+        this.feed = feed != null ? feed : table -> Maintainer.feed(table, this::compiled);
+        this.versioned = new VersionedUpdates(metrics);
+        this.unversioned = new UnversionedUpdates(metrics);
         LOG.info("gsi trigger loaded");
     }
 
@@ -97,20 +98,65 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
 
     private Collection<Mutation> augmentUpdate(PartitionUpdate update, boolean cas) {
         Cached cached = compiled(update.metadata());
-        if (!cached.table().indexes()) {
+        CompiledTable table = cached.table();
+        if (!table.indexes()) {
             return null;
         }
         metrics.updates.increment();
-        Added added = cached.updates().add(cached.table(), update, cas);
+        NodeFeed node = !cas && table.maintainedHere() ? feed.apply(table) : null;
+        NodeFeed.Eventual eventual = node != null && table.eventual()
+                ? node.eventual(table.keyspaceName(), table.name(), update.partitionKey().getKey()) : null;
+        if (eventual != null) {
+            return eventually(cached, update, eventual);
+        }
+        Added added = cached.updates().add(table, update, cas, node);
         if (cas) {
             metrics.casWrites.increment();
+            metrics.markers.add(added.markers().size());
             casMarkerWriter.accept(added.markers());
             return null;
         }
-        List<Mutation> out = new ArrayList<>(added.mutations().size() + added.markers().size());
+        long nowInSec = FBUtilities.nowInSeconds();
+        List<Mutation> out = new ArrayList<>(added.mutations().size() + added.markers().size() + added.taken().size());
         out.addAll(added.mutations());
         out.addAll(added.markers());
+        for (Marker m : added.taken()) {
+            out.add(QueueMutations.of(table, node.shard(), m, nowInSec)); // the record of a plain write: its epoch's shard
+        }
+        metrics.markers.add(added.markers().size() + added.taken().size());
         return out.isEmpty() ? null : out;
+    }
+
+    /**
+     * Eventual indexing (docs/design.md section 7.11): everything the trigger would add goes to the
+     * maintainer, which sends it after the write, and the write takes Cassandra's plain path (no
+     * batchlog). When the maintainer refuses it now, the write is indexed atomically instead, its
+     * plain rows' markers in the service's shards: nothing is lost either way.
+     */
+    private Collection<Mutation> eventually(Cached cached, PartitionUpdate update, NodeFeed.Eventual eventual) {
+        CompiledTable table = cached.table();
+        Added added;
+        try {
+            added = cached.updates().add(table, update, false, eventual);
+        } catch (RuntimeException | AssertionError | LinkageError e) {
+            eventual.abandon();
+            throw e;
+        }
+        List<Mutation> all = new ArrayList<>(added.mutations().size() + added.markers().size());
+        all.addAll(added.mutations());
+        all.addAll(added.markers());
+        metrics.markers.add(added.markers().size());
+        if (eventual.commit(all)) {
+            metrics.eventualWrites.increment();
+            return null;
+        }
+        metrics.maintainerRefused.increment();
+        long nowInSec = FBUtilities.nowInSeconds();
+        for (Marker m : added.taken()) {
+            all.add(QueueMutations.of(table, QueueMutations.serviceShard(table, m.pk()), m, nowInSec));
+        }
+        metrics.markers.add(added.taken().size());
+        return all.isEmpty() ? null : all;
     }
 
     /** After an error of ours: a marker of the whole partition (written now on the CAS path), or nothing when even that fails. */
@@ -200,7 +246,8 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
             cache.put(base.id, cached);
             if (table.indexes()) {
                 LOG.info("gsi trigger: maintaining {} index(es) of {}.{}{}: {}", table.plan.indexes().size(), base.keyspace, base.name,
-                        table.maintainedHere() ? " (plain diffs on the coordinator)" : "", table.plan.indexes().stream().map(p -> p.tableName()).toList());
+                        table.eventual() ? " (eventual: entries and diffs after the write, on the coordinator)"
+                                : table.maintainedHere() ? " (plain diffs on the coordinator)" : "", table.plan.indexes().stream().map(p -> p.tableName()).toList());
             }
         }
         return cached;

@@ -4,6 +4,7 @@ import io.cassandragsi.index.Tids;
 import io.cassandragsi.maintain.Marker;
 import io.cassandragsi.maintain.RepairCounters;
 import io.cassandragsi.schema.NodeProgressLayout;
+import io.cassandragsi.schema.QueueLayout;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -163,6 +164,106 @@ final class Maintainer implements NodeFeed {
         }
     }
 
+    @Override
+    public NodeFeed.Eventual eventual(String keyspace, String table, ByteBuffer pk) {
+        if (state != State.RUNNING || queue.remainingCapacity() == 0) {
+            return null;
+        }
+        offering.increment();
+        try {
+            return state == State.RUNNING ? EventualWrite.open(this, keyspace, table, pk) : null;
+        } finally {
+            offering.decrement();
+        }
+    }
+
+    /**
+     * Takes a write in eventual indexing ({@link EventualWrite}): its mutations are sent first, then
+     * its plain rows are maintained; false (nothing taken) when full or retiring. Counted as in
+     * progress, so that a retirement hands off all it has taken.
+     */
+    boolean commit(MaintainerItem write, List<org.apache.cassandra.db.Mutation> mutations, List<MaintainerItem> rows) {
+        offering.increment();
+        try {
+            for (MaintainerItem r : rows) {
+                unfinished.put(r.marker.id(), r);
+            }
+            if (state == State.RUNNING) {
+                if (mutations.isEmpty()) {
+                    later.addAll(rows);
+                    unfinished.remove(write.marker.id());
+                    metrics.queued.add(rows.size());
+                    return true;
+                }
+                write.mutations = mutations;
+                write.after = rows;
+                if (queue.offer(write)) {
+                    metrics.queued.add(1 + rows.size());
+                    return true;
+                }
+            }
+            for (MaintainerItem r : rows) {
+                unfinished.remove(r.marker.id());
+            }
+            unfinished.remove(write.marker.id());
+            return false;
+        } finally {
+            offering.decrement();
+        }
+    }
+
+    /**
+     * Queues the items for the repair service (a marker each, in its shards; a write in eventual
+     * indexing whose mutations were not sent: a marker of its partition, for a recompute); returns
+     * those whose marker could not be written (nothing done for them).
+     */
+    List<MaintainerItem> handOff(List<MaintainerItem> items, long nowInSec) {
+        List<org.apache.cassandra.db.Mutation> markers = new ArrayList<>();
+        List<MaintainerItem> sent = new ArrayList<>();
+        for (MaintainerItem item : items) {
+            Marker mk = item.marker;
+            CompiledTable table = tables.apply(new String[] {mk.keyspace(), mk.table()});
+            if (table == null || !table.hasQueue()) {
+                release(item);
+                metrics.dropped.increment();
+                continue;
+            }
+            // a write of eventual indexing wrote its entries after the base write: if its version is gone by now (deleted,
+            // overwritten, never applied), only a recompute removes them (docs/design.md section 7.11)
+            int flags = mk.flags() | (item.unqueued ? QueueLayout.FLAG_DELETE : 0);
+            Marker handed = new Marker(newId(), mk.keyspace(), mk.table(), mk.pk(), mk.ck(), mk.tidMin(), mk.tidMax(), flags);
+            markers.add(QueueMutations.of(table, QueueMutations.serviceShard(table, mk.pk()), handed, nowInSec));
+            sent.add(item);
+        }
+        try {
+            NodeWrites.send(markers, settings.write());
+        } catch (RuntimeException e) {
+            metrics.errors.increment();
+            CompiledTable.logRateLimited("gsi maintainer: hand-off to the repair service failed, tried again: {}", e.toString());
+            if (e instanceof org.apache.cassandra.exceptions.OverloadedException) {
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return sent;
+        }
+        for (MaintainerItem item : sent) {
+            release(item);
+            metrics.handedOff.increment();
+        }
+        return List.of();
+    }
+
+    /** The item is finished: it and, for a write whose mutations were not sent, its rows no longer hold the progress back. */
+    void release(MaintainerItem item) {
+        if (item.mutations != null) {
+            item.after.forEach(r -> unfinished.remove(r.marker.id()));
+        }
+        unfinished.remove(item.marker.id());
+    }
+
     /** Milliseconds since the oldest write taken and not finished, 0 when idle. */
     long lagMillis() {
         var first = unfinished.firstEntry();
@@ -215,8 +316,34 @@ final class Maintainer implements NodeFeed {
     }
 
     /**
-     * Stops taking writes, lets the workers finish their turn (2 s at most), and records where the
-     * repair service's sweep starts: everything not finished by then is swept from the queue.
+     * On retiring: the writes of tables in eventual indexing not finished have no marker in any
+     * queue, so each goes to the repair service now (docs/design.md section 7.11); a hand-off that
+     * fails is logged, and the write waits for anti-entropy or {@code check --fix}.
+     */
+    private void handOffUnqueued() {
+        for (int i = 0; i < 20 && offering.sum() != 0; i++) {
+            Thread.onSpinWait(); // a commit that saw this maintainer running lists its write first
+        }
+        List<MaintainerItem> left = new ArrayList<>();
+        for (MaintainerItem item : unfinished.values()) {
+            if (item.unqueued) {
+                left.add(item);
+            }
+        }
+        if (left.isEmpty()) {
+            return;
+        }
+        List<MaintainerItem> failed = handOff(left, org.apache.cassandra.utils.FBUtilities.nowInSeconds());
+        if (!failed.isEmpty()) {
+            IndexTrigger.LOG.warn("gsi maintainer: {} write(s) of tables in eventual indexing could not be handed to the repair service on"
+                    + " retiring; anti-entropy or ./gsi check --fix indexes them", failed.size());
+        }
+    }
+
+    /**
+     * Stops taking writes, lets the workers finish their turn (2 s at most), hands the writes of
+     * tables in eventual indexing it has not finished to the repair service, and records where the
+     * repair service's sweep starts: everything else not finished by then is swept from the queue.
      */
     void retire(String why) {
         synchronized (LOCK) {
@@ -244,6 +371,7 @@ final class Maintainer implements NodeFeed {
                 break;
             }
         }
+        handOffUnqueued();
         try {
             UUID before = null;
             while (before == null && System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(1)) {

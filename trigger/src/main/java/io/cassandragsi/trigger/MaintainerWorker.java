@@ -100,13 +100,19 @@ final class MaintainerWorker implements Runnable {
     private void process(List<MaintainerItem> batch) {
         long nowInSec = FBUtilities.nowInSeconds();
         List<MaintainerItem> handOff = new ArrayList<>();
+        List<MaintainerItem> writes = new ArrayList<>();
         Map<String, List<MaintainerItem>> byTable = new LinkedHashMap<>();
         for (MaintainerItem item : batch) {
             if (item.handOff) {
                 handOff.add(item);
+            } else if (item.mutations != null) {
+                writes.add(item);
             } else {
                 byTable.computeIfAbsent(item.marker.keyspace() + "." + item.marker.table(), k -> new ArrayList<>()).add(item);
             }
+        }
+        if (!writes.isEmpty()) {
+            send(writes, handOff);
         }
         List<Turn> turns = new ArrayList<>();
         for (List<MaintainerItem> items : byTable.values()) {
@@ -210,40 +216,49 @@ final class MaintainerWorker implements Runnable {
     }
 
     private void dropped(MaintainerItem item) {
-        m.unfinished.remove(item.marker.id());
+        m.release(item);
         m.metrics.dropped.increment();
     }
 
-    /** Queues the items for the repair service (a marker each, in its shards); those whose marker fails are tried again. */
+    /** Queues the items for the repair service; those whose marker fails are tried again a second later. */
     private void handOff(List<MaintainerItem> items, long nowInSec) {
-        List<Mutation> markers = new ArrayList<>();
-        List<MaintainerItem> sent = new ArrayList<>();
-        for (MaintainerItem item : items) {
-            Marker mk = item.marker;
-            CompiledTable table = m.tables.apply(new String[] {mk.keyspace(), mk.table()});
-            if (table == null || !table.hasQueue()) {
-                dropped(item);
-                continue;
-            }
-            Marker handed = new Marker(Maintainer.newId(), mk.keyspace(), mk.table(), mk.pk(), mk.ck(), mk.tidMin(), mk.tidMax(), mk.flags());
-            markers.add(QueueMutations.of(table, QueueMutations.serviceShard(table, mk.pk()), handed, nowInSec));
-            sent.add(item);
+        long now = System.nanoTime();
+        for (MaintainerItem item : m.handOff(items, nowInSec)) {
+            item.handOff = true;
+            m.later.add(item.again(now, 1000));
         }
+    }
+
+    /**
+     * Eventual indexing (docs/design.md section 7.11): sends the mutations of the writes together;
+     * each sent write's rows are then maintained like any. When they fail, the writes are tried
+     * again, and handed off (a recompute of their partitions) once failing for twice the hand-off age.
+     */
+    private void send(List<MaintainerItem> writes, List<MaintainerItem> handOff) {
+        List<Mutation> all = new ArrayList<>();
+        writes.forEach(w -> all.addAll(w.mutations));
         try {
-            NodeWrites.send(markers, m.settings.write());
-            for (MaintainerItem item : sent) {
-                m.unfinished.remove(item.marker.id());
-                m.metrics.handedOff.increment();
-            }
+            NodeWrites.send(all, m.settings.write());
         } catch (RuntimeException e) {
             m.metrics.errors.increment();
-            CompiledTable.logRateLimited("gsi maintainer: hand-off to the repair service failed, tried again: {}", e.toString());
-            long now = System.nanoTime();
-            for (MaintainerItem item : sent) {
-                item.handOff = true;
-                m.later.add(item.again(now, 1000));
-            }
+            CompiledTable.logRateLimited("gsi maintainer: the entries of writes in eventual indexing failed, tried again: {}", e.toString());
             backOff(e);
+            long now = System.nanoTime();
+            for (MaintainerItem w : writes) {
+                NextTurn next = NextTurn.after(null, false, w.ageMillis(now), w.attempts, m.settings.handOffAfterMillis());
+                if (next.kind() == NextTurn.Kind.HAND_OFF) {
+                    handOff.add(w);
+                } else {
+                    m.later.add(w.again(now, next.delayMillis()));
+                }
+            }
+            return;
+        }
+        for (MaintainerItem w : writes) {
+            m.later.addAll(w.after); // listed unfinished since the write was taken: the progress record has not passed them
+            w.mutations = null;
+            m.unfinished.remove(w.marker.id());
+            m.metrics.done.increment();
         }
     }
 

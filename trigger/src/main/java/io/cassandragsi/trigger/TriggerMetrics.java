@@ -28,6 +28,8 @@ public final class TriggerMetrics implements TriggerMetricsMBean {
     /** Writes routed to this node's maintainer, and plain writes of node-mode tables it refused (queue full, retiring). */
     final LongAdder toMaintainer = new LongAdder();
     final LongAdder maintainerRefused = new LongAdder();
+    /** Writes of tables in eventual indexing that the maintainer took whole: nothing was added to their batch. */
+    final LongAdder eventualWrites = new LongAdder();
     /** False when the load-time check of the write path detection failed: every write is then treated as conditional. */
     volatile boolean pathDetection = true;
 
@@ -147,6 +149,11 @@ public final class TriggerMetrics implements TriggerMetricsMBean {
     @Override
     public long getMaintainerRefused() {
         return maintainerRefused.sum();
+    }
+
+    @Override
+    public long getEventualWrites() {
+        return eventualWrites.sum();
     }
 
     @Override

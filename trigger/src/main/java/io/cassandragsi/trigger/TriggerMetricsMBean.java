@@ -47,6 +47,9 @@ public interface TriggerMetricsMBean {
     /** Plain writes of tables in node mode the maintainer refused (queue full, retiring): queued for the repair service instead. */
     long getMaintainerRefused();
 
+    /** Writes of tables in eventual indexing taken whole by the maintainer (nothing added to their batch). */
+    long getEventualWrites();
+
     /** False when the check at load of how the trigger tells conditional writes from the others failed: every write is then treated as conditional. */
     boolean isPathDetectionOk();
 }

@@ -10,7 +10,6 @@ import io.cassandragsi.schema.RowsLayout;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
 import org.apache.cassandra.db.Clustering;
 import org.apache.cassandra.db.Mutation;
 import org.apache.cassandra.db.partitions.PartitionUpdate;
@@ -33,18 +32,16 @@ import org.apache.cassandra.utils.FBUtilities;
  */
 final class UnversionedUpdates implements Updates {
     private final TriggerMetrics metrics;
-    private final Function<CompiledTable, NodeFeed> feed;
 
-    UnversionedUpdates(TriggerMetrics metrics, Function<CompiledTable, NodeFeed> feed) {
+    UnversionedUpdates(TriggerMetrics metrics) {
         this.metrics = metrics;
-        this.feed = feed;
     }
 
     /** A marker to write once the whole update is read. */
     private record Pending(List<ByteBuffer> prefix, ByteBuffer version, int flags) {}
 
     @Override
-    public Added add(CompiledTable table, PartitionUpdate update, boolean cas) {
+    public Added add(CompiledTable table, PartitionUpdate update, boolean cas, RowFeed node) {
         long nowInSec = FBUtilities.nowInSeconds();
         ByteBuffer partitionKey = update.partitionKey().getKey();
         List<Mutation> out = new ArrayList<>();
@@ -108,27 +105,32 @@ final class UnversionedUpdates implements Updates {
             out.add(RowsMutations.of(table, partitionKey, rowsOut, staticRow));
         }
         List<Mutation> markers = new ArrayList<>(pending.size() + 1);
+        List<Marker> taken = new ArrayList<>(0);
         if (!table.hasQueue()) {
             if (!pending.isEmpty() || partitionDelete != Long.MIN_VALUE) {
                 metrics.noQueue(table);
             }
-            return new Added(out, markers);
+            return new Added(out, markers, taken);
         }
-        NodeFeed node = !cas && table.maintainedHere() ? feed.apply(table) : null;
+        if (cas) {
+            node = null;
+        }
         for (Pending p : pending) {
-            Marker taken = node == null || p.flags() != 0 ? null
+            Marker took = node == null || p.flags() != 0 ? null
                     : node.offer(table.keyspaceName(), table.name(), partitionKey, Composite.encode(p.prefix()), Tids.uuid(p.version()),
                             Tids.uuid(p.version()), 0);
             if (node != null && p.flags() == 0) {
-                (taken != null ? metrics.toMaintainer : metrics.maintainerRefused).increment();
+                (took != null ? metrics.toMaintainer : metrics.maintainerRefused).increment();
             }
-            markers.add(taken != null ? QueueMutations.of(table, node.shard(), taken, nowInSec)
-                    : QueueMutations.forService(table, partitionKey, p.prefix(), p.version(), p.version(), p.flags(), nowInSec));
+            if (took != null) {
+                taken.add(took);
+            } else {
+                markers.add(QueueMutations.forService(table, partitionKey, p.prefix(), p.version(), p.version(), p.flags(), nowInSec));
+            }
         }
         if (partitionDelete != Long.MIN_VALUE) {
             markers.add(QueueMutations.forService(table, partitionKey, List.of(), null, null, casFlag | QueueLayout.FLAG_DELETE, nowInSec));
         }
-        metrics.markers.add(markers.size());
-        return new Added(out, markers);
+        return new Added(out, markers, taken);
     }
 }

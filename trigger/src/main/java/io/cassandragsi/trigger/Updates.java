@@ -7,6 +7,9 @@ import org.apache.cassandra.db.partitions.PartitionUpdate;
  * compiled table: {@link VersionedUpdates} or {@link UnversionedUpdates}.
  */
 interface Updates {
-    /** What the trigger adds to {@code update}; on the CAS path ({@code cas}) markers only. */
-    Added add(CompiledTable table, PartitionUpdate update, boolean cas);
+    /**
+     * What the trigger makes of {@code update}; on the CAS path ({@code cas}) markers only. Plain
+     * rows are offered to {@code node} (null: none takes them, their markers go to the service).
+     */
+    Added add(CompiledTable table, PartitionUpdate update, boolean cas, RowFeed node);
 }

@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import org.apache.cassandra.db.Mutation;
 import org.apache.cassandra.db.partitions.PartitionUpdate;
 import org.apache.cassandra.db.rows.Row;
@@ -36,11 +35,9 @@ final class VersionedUpdates implements Updates {
     static final long REWRITE_AFTER_MICROS = 1_000_000L;
 
     private final TriggerMetrics metrics;
-    private final Function<CompiledTable, NodeFeed> feed;
 
-    VersionedUpdates(TriggerMetrics metrics, Function<CompiledTable, NodeFeed> feed) {
+    VersionedUpdates(TriggerMetrics metrics) {
         this.metrics = metrics;
-        this.feed = feed;
     }
 
     /** The tids of one versioned row in this update, and what they need. */
@@ -66,7 +63,7 @@ final class VersionedUpdates implements Updates {
     }
 
     @Override
-    public Added add(CompiledTable table, PartitionUpdate update, boolean cas) {
+    public Added add(CompiledTable table, PartitionUpdate update, boolean cas, RowFeed node) {
         List<Mutation> out = new ArrayList<>();
         long nowInSec = FBUtilities.nowInSeconds();
         ByteBuffer partitionKey = update.partitionKey().getKey();
@@ -115,7 +112,8 @@ final class VersionedUpdates implements Updates {
             expiries.clear();
             partitionFlags |= QueueLayout.FLAG_PARTIAL | QueueLayout.FLAG_DELETE;
         }
-        List<Mutation> markers = markers(table, partitionKey, groups, partitionFlags, nowInSec);
+        List<Marker> taken = new ArrayList<>(0);
+        List<Mutation> markers = markers(table, partitionKey, groups, partitionFlags, nowInSec, partitionFlags == 0 ? node : null, taken);
         markers.addAll(expiries);
         if (!cas) {
             List<Row> rowsOut = new ArrayList<>(recorded.size());
@@ -129,7 +127,7 @@ final class VersionedUpdates implements Updates {
                 out.add(RowsMutations.of(table, partitionKey, rowsOut, null));
             }
         }
-        return new Added(out, markers);
+        return new Added(out, markers, taken);
     }
 
     private static boolean rewrites(UpdateRow values, ByteBuffer tid) {
@@ -168,11 +166,11 @@ final class VersionedUpdates implements Updates {
 
     /**
      * Markers: one per versioned row, when some index needs a sibling diff or something was left
-     * undone, and one for the whole partition after a partition or range delete. A plain row of a
-     * table maintained in the node goes to the in-node maintainer when it takes it.
+     * undone, and one for the whole partition after a partition or range delete. A plain row goes to
+     * the in-node maintainer ({@code node}, null for none) when it takes it: its marker to {@code taken}.
      */
     private List<Mutation> markers(CompiledTable table, ByteBuffer partitionKey, Map<List<ByteBuffer>, RowGroup> groups, int partitionFlags,
-            long nowInSec) {
+            long nowInSec, RowFeed node, List<Marker> taken) {
         boolean always = table.plan.hasEverIndex() || partitionFlags != 0;
         List<Mutation> markers = new ArrayList<>(Math.max(1, groups.size()));
         if (!table.hasQueue()) {
@@ -185,22 +183,23 @@ final class VersionedUpdates implements Updates {
             // a partition or range deletion, or an update we failed to read: the whole partition
             markers.add(QueueMutations.forService(table, partitionKey, List.of(), null, null, partitionFlags, nowInSec));
         }
-        NodeFeed node = partitionFlags == 0 && table.maintainedHere() ? feed.apply(table) : null;
         for (Map.Entry<List<ByteBuffer>, RowGroup> e : groups.entrySet()) {
             RowGroup g = e.getValue();
             int flags = g.flags | (partitionFlags & QueueLayout.FLAG_CAS);
             if (!always && flags == 0) {
                 continue;
             }
-            Marker taken = node == null || flags != 0 ? null
+            Marker took = node == null || flags != 0 ? null
                     : node.offer(table.keyspaceName(), table.name(), partitionKey, Composite.encode(e.getKey()), Tids.uuid(g.min), Tids.uuid(g.max), 0);
             if (node != null && flags == 0) {
-                (taken != null ? metrics.toMaintainer : metrics.maintainerRefused).increment();
+                (took != null ? metrics.toMaintainer : metrics.maintainerRefused).increment();
             }
-            markers.add(taken != null ? QueueMutations.of(table, node.shard(), taken, nowInSec)
-                    : QueueMutations.forService(table, partitionKey, e.getKey(), g.min, g.max, flags, nowInSec));
+            if (took != null) {
+                taken.add(took);
+            } else {
+                markers.add(QueueMutations.forService(table, partitionKey, e.getKey(), g.min, g.max, flags, nowInSec));
+            }
         }
-        metrics.markers.add(markers.size());
         if ((partitionFlags & QueueLayout.FLAG_DELETE) != 0 || groups.values().stream().anyMatch(g -> (g.flags & QueueLayout.FLAG_DELETE) != 0)) {
             metrics.deletes.increment();
         }

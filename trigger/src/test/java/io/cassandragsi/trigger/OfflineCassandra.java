@@ -6,6 +6,7 @@ import io.cassandragsi.schema.Composite;
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.Definitions;
 import io.cassandragsi.schema.Index;
+import io.cassandragsi.schema.NodeProgressLayout;
 import io.cassandragsi.schema.QueueLayout;
 import io.cassandragsi.schema.RowsLayout;
 import io.cassandragsi.schema.TableDef;
@@ -68,7 +69,8 @@ final class OfflineCassandra {
                 config.max_mutation_size = new DataStorageSpec.IntKibibytesBound(MAX_MUTATION_SIZE / 1024 + "KiB");
                 return config;
             });
-            createTables(PROJECT_KEYSPACE, List.of(QueueLayout.createTable(PROJECT_KEYSPACE, QueueLayout.Settings.defaults())));
+            createTables(PROJECT_KEYSPACE, List.of(QueueLayout.createTable(PROJECT_KEYSPACE, QueueLayout.Settings.defaults()),
+                    NodeProgressLayout.createTable(PROJECT_KEYSPACE, QueueLayout.Settings.defaults())));
             initialized = true;
         }
         assertThat(IMutation.MAX_MUTATION_SIZE).as("the node's max_mutation_size the trigger reads").isEqualTo(MAX_MUTATION_SIZE);
