@@ -43,14 +43,23 @@ public final class MemoryTrigger {
     private long ids;
 
     /**
-     * One statement's logged batch: the base mutation (with the rows table's), the entries, its
-     * marker (null: none), and for a version written with a TTL the marker due at its expiry (at
-     * {@code expiryDue}, epoch milliseconds).
+     * One statement's logged batch: the base write, the rows-table record (in atomic indexing one
+     * mutation with the base write: the same partition key; in eventual indexing sent later with the
+     * entries, docs/design.md section 7.11), the entries, its marker (null: none), and for a version
+     * written with a TTL the marker due at its expiry (at {@code expiryDue}, epoch milliseconds).
      */
-    public record Batch(Runnable base, List<Runnable> entries, Marker marker, Marker expiry, long expiryDue) {
+    public record Batch(Runnable write, Runnable record, List<Runnable> entries, Marker marker, Marker expiry, long expiryDue) {
+        /** The base mutation as atomic indexing writes it: the base write with the rows-table record. */
+        public Runnable base() {
+            return () -> {
+                write.run();
+                record.run();
+            };
+        }
+
         /** Lands the whole batch: the base mutation, then every entry. */
         public void land() {
-            base.run();
+            base().run();
             entries.forEach(Runnable::run);
         }
 
@@ -59,6 +68,8 @@ public final class MemoryTrigger {
             return MarkerGroup.coalesce(List.of(marker)).get(0);
         }
     }
+
+    private static final Runnable NOTHING = () -> {};
 
     public MemoryTrigger(MemoryStores stores, LongSupplier nowMillis) {
         this.stores = stores;
@@ -105,8 +116,7 @@ public final class MemoryTrigger {
         long ts = WriteTimestamps.of(tid);
         TablePlan.Derivation d = plan.derive(v);
         Runnable baseWrite = stores.base.write(v, insert, w, ttl);
-        Runnable base = () -> {
-            baseWrite.run();
+        Runnable record = () -> {
             for (TablePlan.Entry e : d.entries()) {
                 stores.records.recordKey(rowKey, e.index().index().name(), e.key(), ts, e.index().perVersion());
             }
@@ -146,7 +156,7 @@ public final class MemoryTrigger {
         Marker marker = plan.hasEverIndex() || flags != 0 ? marker(rowKey, tid, tid, flags) : null;
         long due = (nowSec + ttl) * 1000 + 1000;
         Marker expiry = ttl > 0 ? marker(rowKey, tid, tid, QueueLayout.FLAG_DELETE, due) : null;
-        return new Batch(base, entries, marker, expiry, due);
+        return new Batch(baseWrite, record, entries, marker, expiry, due);
     }
 
     private boolean carriesEverProjection(VersionRow v) {
@@ -155,22 +165,20 @@ public final class MemoryTrigger {
 
     /** A delete of one version: queued for a recompute of its row. */
     public Batch deleteVersion(List<ByteBuffer> rowKey, UUID tid, long ts) {
-        return new Batch(stores.base.deleteVersion(rowKey, tid, ts), List.of(), marker(rowKey, tid, tid, QueueLayout.FLAG_DELETE), null, 0);
+        return new Batch(stores.base.deleteVersion(rowKey, tid, ts), NOTHING, List.of(), marker(rowKey, tid, tid, QueueLayout.FLAG_DELETE), null, 0);
     }
 
     /** A range delete of a row's versions: the whole partition queued. */
     public Batch deleteRange(List<ByteBuffer> rowKey, UUID from, UUID to, long ts) {
-        return new Batch(stores.base.deleteRange(rowKey, from, to, ts), List.of(), marker(rowKey, null, null, QueueLayout.FLAG_DELETE), null, 0);
+        return new Batch(stores.base.deleteRange(rowKey, from, to, ts), NOTHING, List.of(), marker(rowKey, null, null, QueueLayout.FLAG_DELETE), null,
+                0);
     }
 
     /** A partition delete (either kind of table): the whole partition queued; an unversioned table's rows table records it. */
     public Batch deletePartition(List<ByteBuffer> partitionKey, long ts) {
         Runnable delete = stores.base != null ? stores.base.deletePartition(partitionKey, ts) : stores.current.deletePartition(partitionKey, ts);
-        Runnable base = stores.base != null ? delete : () -> {
-            delete.run();
-            stores.records.recordPartitionWrite(partitionKey, ts);
-        };
-        return new Batch(base, List.of(), marker(partitionKey, null, null, QueueLayout.FLAG_DELETE), null, 0);
+        Runnable record = stores.base != null ? NOTHING : () -> stores.records.recordPartitionWrite(partitionKey, ts);
+        return new Batch(delete, record, List.of(), marker(partitionKey, null, null, QueueLayout.FLAG_DELETE), null, 0);
     }
 
     // ----- unversioned tables (docs/design.md section 5.3)
@@ -191,8 +199,7 @@ public final class MemoryTrigger {
         });
         TablePlan.Derivation d = plan.derive(new Version(carried, -1, bits(has)));
         Runnable baseWrite = stores.current.write(rowKey, cells, insert ? Cell.written(EMPTY, w, ttl, nowSec) : null);
-        Runnable base = () -> {
-            baseWrite.run();
+        Runnable record = () -> {
             for (TablePlan.Entry e : d.entries()) {
                 stores.records.recordKey(rowKey, e.index().index().name(), e.key(), w, false);
             }
@@ -207,7 +214,7 @@ public final class MemoryTrigger {
             flags |= QueueLayout.FLAG_PARTIAL;
         }
         UUID version = Tids.uuid(RowReconcile.tidOfMicros(w));
-        return new Batch(base, entries, marker(rowKey, version, version, flags), null, 0);
+        return new Batch(baseWrite, record, entries, marker(rowKey, version, version, flags), null, 0);
     }
 
     private static BitSet bits(boolean[] has) {
@@ -252,11 +259,8 @@ public final class MemoryTrigger {
             return deletePartition(rowKey, ts);
         }
         Runnable delete = stores.current.deleteRow(rowKey, ts);
-        Runnable base = () -> {
-            delete.run();
-            stores.records.recordWritten(rowKey, ts);
-        };
         UUID version = Tids.uuid(RowReconcile.tidOfMicros(ts));
-        return new Batch(base, List.of(), marker(rowKey, version, version, QueueLayout.FLAG_DELETE), null, 0);
+        return new Batch(delete, () -> stores.records.recordWritten(rowKey, ts), List.of(), marker(rowKey, version, version, QueueLayout.FLAG_DELETE),
+                null, 0);
     }
 }

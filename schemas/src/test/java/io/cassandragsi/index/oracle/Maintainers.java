@@ -43,9 +43,13 @@ import java.util.Map;
  * rows-table writes a repair sends at once land at once.
  */
 final class Maintainers {
-    /** Where the trigger sends the markers it would give the in-node maintainer. */
+    /**
+     * Where the trigger sends the markers it would give the in-node maintainer; in {@code EVENTUAL}
+     * (docs/design.md section 7.11) the node also writes the entries and the rows-table record after
+     * the write, and the repair service's markers with them.
+     */
     enum Mode {
-        SERVICE, NODE
+        SERVICE, NODE, EVENTUAL
     }
 
     private static final long POLL = 100;
@@ -108,13 +112,43 @@ final class Maintainers {
         if (m == null) {
             return;
         }
-        if (mode == Mode.NODE && m.flags() == 0) {
+        if (mode != Mode.SERVICE && m.flags() == 0) {
             Item item = new Item(m, sim.now, sim.now + NODE_SETTLE);
             items.add(item);
             sim.at(item.due, this::nodeTurn);
         } else {
             queue(m, sim.now);
         }
+    }
+
+    /**
+     * Eventual indexing: the write alone lands (the caller's), and the node sends what the trigger
+     * derived after its settle and a turn (now and then seconds later: a backlog), its mutations
+     * landing in any order; once they are acknowledged, a plain row is the node's to maintain, any
+     * other marker the service's.
+     */
+    void eventual(MemoryTrigger.Batch b) {
+        long offered = sim.now;
+        long send = offered + NODE_SETTLE + sim.rnd.nextInt(40) + (sim.rnd.nextInt(20) == 0 ? sim.rnd.nextInt(3_000) : 0);
+        sim.at(send, () -> {
+            Simulation.Step step = sim.new Step(stores);
+            step.send(b.record());
+            b.entries().forEach(step::send);
+            long acked = step.land(sim.landWithin);
+            Marker m = b.marker();
+            if (m == null) {
+                return;
+            }
+            sim.at(acked, () -> {
+                if (m.flags() == 0) {
+                    Item item = new Item(m, offered, sim.now);
+                    items.add(item);
+                    nodeTurn();
+                } else {
+                    queue(m, sim.now);
+                }
+            });
+        });
     }
 
     /** A marker written to the service's queue now, due at {@code due}: it lands with its batch, the service reads it later, sometimes twice. */
@@ -302,11 +336,16 @@ final class Maintainers {
         sim.at(due, this::nodeTurn);
     }
 
-    /** A new marker of the row, with the flags of the one taken, in the service's queue (written at once). */
+    /**
+     * A new marker of the row, with the flags of the one taken, in the service's queue (written at
+     * once); in eventual indexing flagged for a recompute, since the write's entries landed after it
+     * and only a recompute removes them if its version is gone.
+     */
     private void handOff(Item item) {
         handedOff++;
         Marker m = item.marker;
-        Marker handed = new Marker(trigger.newId(sim.now), m.keyspace(), m.table(), m.pk(), m.ck(), m.tidMin(), m.tidMax(), m.flags());
+        int flags = m.flags() | (mode == Mode.EVENTUAL ? io.cassandragsi.schema.QueueLayout.FLAG_DELETE : 0);
+        Marker handed = new Marker(trigger.newId(sim.now), m.keyspace(), m.table(), m.pk(), m.ck(), m.tidMin(), m.tidMax(), flags);
         readable(handed, sim.now + 50 + sim.rnd.nextInt(350));
     }
 

@@ -493,6 +493,15 @@ class RandomHistoryTest {
         assertThat(coverage.repairs.rewrites).isPositive();
     }
 
+    @Test
+    void should_match_the_oracle_when_the_node_writes_the_entries_after_the_write_in_eventual_indexing() {
+        Coverage coverage = new Coverage();
+        histories("versioned deletes, eventual", VERSIONED, seed -> versioned(seed, Maintainers.Mode.EVENTUAL, coverage));
+        System.out.println("RandomHistoryTest versioned deletes, eventual: " + coverage);
+        assertThat(coverage.repairs.node).containsKeys(Outcome.DONE, Outcome.RETRY, Outcome.HANDOFF);
+        assertThat(coverage.repairs.handedOff).isPositive();
+    }
+
     // ----- unversioned reconcile
 
     /** What the unversioned histories went through (see {@link Coverage}). */
@@ -629,5 +638,13 @@ class RandomHistoryTest {
         histories("unversioned reconcile, node", UNVERSIONED, seed -> unversioned(seed, Maintainers.Mode.NODE, coverage));
         System.out.println("RandomHistoryTest unversioned reconcile, node: " + coverage);
         assertThat(coverage.repairs.node).containsKeys(Outcome.DONE, Outcome.RETRY, Outcome.AGAIN);
+    }
+
+    @Test
+    void should_match_the_oracle_when_the_node_writes_the_entries_after_the_write_and_reconciles_in_eventual_indexing() {
+        UnversionedCoverage coverage = new UnversionedCoverage();
+        histories("unversioned reconcile, eventual", UNVERSIONED, seed -> unversioned(seed, Maintainers.Mode.EVENTUAL, coverage));
+        System.out.println("RandomHistoryTest unversioned reconcile, eventual: " + coverage);
+        assertThat(coverage.repairs.node).containsKeys(Outcome.DONE, Outcome.AGAIN);
     }
 }

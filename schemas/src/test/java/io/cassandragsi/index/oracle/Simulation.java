@@ -107,6 +107,11 @@ abstract class Simulation {
             };
         }
 
+        /** A write the step sends with its repairs' (eventual indexing: the entries the node writes after the write). */
+        void send(Runnable write) {
+            writes.add(write);
+        }
+
         /**
          * Sends the step's writes: each lands within {@code within} ms (at once when 0), in a random
          * order, some twice. Returns when the last has landed (acknowledged).

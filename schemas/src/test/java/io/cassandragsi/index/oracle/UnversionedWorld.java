@@ -200,6 +200,11 @@ final class UnversionedWorld extends Simulation {
         // a batch lands within 20 ms; one whose timestamp ties an earlier write's within the node's settle, unless NODE_TIES
         int within = tied && !NODE_TIES && maintainers.mode() == Maintainers.Mode.NODE ? Maintainers.NODE_SETTLE / 2 : 20;
         int baseAt = rnd.nextInt(within);
+        if (maintainers.mode() == Maintainers.Mode.EVENTUAL) {
+            at(now + baseAt, b.write());
+            maintainers.eventual(b);
+            return;
+        }
         at(now + baseAt, b.base());
         for (Runnable e : b.entries()) {
             at(now + (ENTRIES_FIRST ? rnd.nextInt(within) : baseAt + 1 + rnd.nextInt(within)), e);
@@ -218,6 +223,11 @@ final class UnversionedWorld extends Simulation {
         deletes++;
         log("delete " + RandomHistoryTest.show(id) + " d " + d);
         MemoryTrigger.Batch b = trigger.deleteRow(List.of(id), d);
+        if (maintainers.mode() == Maintainers.Mode.EVENTUAL) {
+            at(now + rnd.nextInt(20), b.write());
+            maintainers.eventual(b);
+            return;
+        }
         at(now + rnd.nextInt(20), b.base());
         maintainers.marker(b.marker());
     }

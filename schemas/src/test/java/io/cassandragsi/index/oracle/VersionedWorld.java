@@ -171,11 +171,16 @@ final class VersionedWorld extends Simulation {
                     + " value " + RandomHistoryTest.show(v.get(3)) + " w " + w + " ttl " + ttl);
         }
         MemoryTrigger.Batch b = batch(v, w, ttl);
-        for (Runnable m : b.entries()) {
-            at(now + rnd.nextInt(20), m);
+        if (maintainers.mode() == Maintainers.Mode.EVENTUAL) {
+            at(now + rnd.nextInt(20), b.write());
+            maintainers.eventual(b);
+        } else {
+            for (Runnable m : b.entries()) {
+                at(now + rnd.nextInt(20), m);
+            }
+            at(now + rnd.nextInt(20), b.base());
+            maintainers.marker(b.marker());
         }
-        at(now + rnd.nextInt(20), b.base());
-        maintainers.marker(b.marker());
         if (b.expiry() != null) {
             maintainers.queue(b.expiry(), b.expiryDue());
         }
@@ -207,8 +212,13 @@ final class VersionedWorld extends Simulation {
 
     /** A delete's batch: the base mutation within 20 ms (the row's batches may still be landing), and its marker. */
     private void land(MemoryTrigger.Batch b) {
-        at(now + rnd.nextInt(20), b.base());
-        maintainers.marker(b.marker());
+        if (maintainers.mode() == Maintainers.Mode.EVENTUAL) {
+            at(now + rnd.nextInt(20), b.write());
+            maintainers.eventual(b);
+        } else {
+            at(now + rnd.nextInt(20), b.base());
+            maintainers.marker(b.marker());
+        }
     }
 
     // ----- reads and repairs outside the maintainers' own schedule
