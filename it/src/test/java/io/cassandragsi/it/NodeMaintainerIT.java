@@ -10,6 +10,7 @@ import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.schema.SchemaApplier;
 import io.cassandragsi.repair.service.RepairService;
 import io.cassandragsi.schema.Composite;
+import io.cassandragsi.schema.Indexing;
 import io.cassandragsi.schema.Maintenance;
 import io.cassandragsi.schema.NodeProgressLayout;
 import io.cassandragsi.schema.QueueLayout;
@@ -36,8 +37,16 @@ import org.junit.jupiter.api.Test;
 class NodeMaintainerIT {
 
     private static TableDef nodeMode(String keyspace) {
-        TableDef def = SharedCluster.example("revisions", keyspace);
-        return SharedCluster.withMaintenance(def, io.cassandragsi.schema.Maintenance.NODE);
+        return inNode(SharedCluster.example("revisions", keyspace));
+    }
+
+    /**
+     * The definition maintained in the node: in node maintenance, or in eventual indexing when the
+     * suite runs eventual ({@code -Dgsi.it.maintenance=eventual}, docs/design.md section 7.11).
+     */
+    private static TableDef inNode(TableDef def) {
+        return SharedCluster.INDEXING == Indexing.EVENTUAL ? SharedCluster.withIndexing(def, Indexing.EVENTUAL)
+                : SharedCluster.withMaintenance(def, Maintenance.NODE);
     }
 
     /** The progress records of every maintainer epoch: done, handed off, state. */
@@ -108,7 +117,7 @@ class NodeMaintainerIT {
         CqlSession session = SharedCluster.session();
         long seed = RepairServiceIT.seed();
         TableDef service = SharedCluster.withMaintenance(SharedCluster.example("revisions", "it_node_switch"), Maintenance.SERVICE);
-        TableDef node = SharedCluster.withMaintenance(service, Maintenance.NODE);
+        TableDef node = inNode(service);
         SharedCluster.apply(node);
         apply(session, service);
         System.out.println("NodeMaintainerIT switch seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
@@ -125,7 +134,7 @@ class NodeMaintainerIT {
             });
             for (TableDef next : List.of(node, service, node)) {
                 Thread.sleep(1500);
-                System.out.println("schema apply: maintenance " + next.maintenance().jsonName());
+                System.out.println("schema apply: maintenance " + next.maintenance().jsonName() + ", indexing " + next.indexing().jsonName());
                 apply(session, next);
             }
             switched.set(true);

@@ -10,6 +10,7 @@ import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.read.IndexReader;
 import io.cassandragsi.repair.service.RepairService;
 import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.schema.Indexing;
 import io.cassandragsi.schema.Maintenance;
 import io.cassandragsi.schema.TableDef;
 import java.time.Instant;
@@ -43,6 +44,11 @@ class SafeTimeIT {
     @Test
     void should_answer_exactly_for_the_acknowledged_writes_in_node_mode() throws Exception {
         run(SharedCluster.withMaintenance(SharedCluster.example("revisions", "it_safe_node"), Maintenance.NODE));
+    }
+
+    @Test
+    void should_answer_exactly_for_the_acknowledged_writes_in_eventual_indexing() throws Exception {
+        run(SharedCluster.withIndexing(SharedCluster.example("revisions", "it_safe_eventual"), Indexing.EVENTUAL));
     }
 
     private void run(TableDef def) throws Exception {

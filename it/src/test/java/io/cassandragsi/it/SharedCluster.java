@@ -5,6 +5,7 @@ import io.cassandragsi.conf.LocalCluster;
 import io.cassandragsi.repair.schema.ProjectTables;
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.Definitions;
+import io.cassandragsi.schema.Indexing;
 import io.cassandragsi.schema.Maintenance;
 import io.cassandragsi.schema.QueueLayout;
 import io.cassandragsi.schema.TableDef;
@@ -30,11 +31,16 @@ public final class SharedCluster {
     private static final String EXISTING = System.getProperty("gsi.it.contact-point", "").trim();
     private static final String TARGET = System.getProperty("gsi.it.target", "local").trim();
     /**
-     * Who runs the sibling diffs of every table the suite applies ({@code -Dgsi.it.maintenance=node}
-     * runs the randomized oracle suites again with the in-node maintainer doing them; docs/design.md
-     * section 7). Default: the repair service.
+     * How every table the suite applies is maintained: {@code -Dgsi.it.maintenance=node} runs the
+     * randomized oracle suites again with the in-node maintainer doing the plain diffs (docs/design.md
+     * section 7.8), {@code =eventual} with eventual indexing (node maintenance, the entries written
+     * after the write; section 7.11). Default: the repair service.
      */
-    public static final Maintenance MAINTENANCE = Maintenance.fromJson(System.getProperty("gsi.it.maintenance", "service").trim());
+    private static final String MODE = System.getProperty("gsi.it.maintenance", "service").trim();
+    /** The suite's indexing: eventual when {@code -Dgsi.it.maintenance=eventual}, else atomic. */
+    public static final Indexing INDEXING = MODE.equals(Indexing.EVENTUAL.jsonName()) ? Indexing.EVENTUAL : Indexing.ATOMIC;
+    /** Who runs the sibling diffs of every table the suite applies. */
+    public static final Maintenance MAINTENANCE = INDEXING == Indexing.EVENTUAL ? Maintenance.NODE : Maintenance.fromJson(MODE);
     private static LocalCluster cluster;
     private static CqlSession session;
 
@@ -116,12 +122,33 @@ public final class SharedCluster {
         }
     }
 
-    /** The definition with the suite's {@link #MAINTENANCE}, unless it names its own. */
+    /** The definition with the suite's {@link #MAINTENANCE} and {@link #INDEXING}, unless it names its own. */
     public static TableDef inSuiteMode(TableDef def) {
         if (MAINTENANCE == null) {
-            throw new IllegalStateException("-Dgsi.it.maintenance must be service or node");
+            throw new IllegalStateException("-Dgsi.it.maintenance must be service, node or eventual, not " + MODE);
         }
-        return def.maintenance() != Maintenance.SERVICE ? def : withMaintenance(def, MAINTENANCE);
+        if (def.maintenance() != Maintenance.SERVICE) {
+            return def;
+        }
+        return INDEXING == Indexing.EVENTUAL ? withIndexing(def, Indexing.EVENTUAL) : withMaintenance(def, MAINTENANCE);
+    }
+
+    /** The definition with {@code "indexing"} set to {@code indexing} (eventual: in node maintenance). */
+    public static TableDef withIndexing(TableDef def, Indexing indexing) {
+        if (def.indexing() == indexing) {
+            return def;
+        }
+        try {
+            var mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+            var json = (com.fasterxml.jackson.databind.node.ObjectNode) mapper.readTree(Definitions.toJson(def));
+            json.put("indexing", indexing.jsonName());
+            if (indexing == Indexing.EVENTUAL) {
+                json.put("maintenance", Maintenance.NODE.jsonName());
+            }
+            return Definitions.parse(mapper.writeValueAsString(json), def.table() + ".json");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** The definition with {@code "maintenance"} set to {@code mode}. */

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * is back, when its replicas lack the seal's writes until hints or reads repair them.
  */
 @EnabledIfSystemProperty(named = "gsi.it.threeNodes", matches = "true")
-@DisabledIfSystemProperty(named = "gsi.it.maintenance", matches = "node")
+@DisabledIfSystemProperty(named = "gsi.it.maintenance", matches = "node|eventual")
 class ThreeNodesBucketIT {
     private static final String KS = "it3_bucket";
 

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * {@code mvn -B install -DskipTests && mvn -B verify -pl it -Dgsi.it.threeNodes=true -Dit.test='ThreeNodes*IT'}.
  */
 @EnabledIfSystemProperty(named = "gsi.it.threeNodes", matches = "true")
-@DisabledIfSystemProperty(named = "gsi.it.maintenance", matches = "node") // the tables of both modes run side by side
+@DisabledIfSystemProperty(named = "gsi.it.maintenance", matches = "node|eventual") // the tables of both modes run side by side
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ThreeNodesFaultsIT {
     private static final String MARKERS_ONLY = "anti_entropy:\n  enabled: false\n";

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * {@code mvn -B install -DskipTests && mvn -B verify -pl it -Dgsi.it.threeNodes=true -Dit.test='ThreeNodes*IT'}.
  */
 @EnabledIfSystemProperty(named = "gsi.it.threeNodes", matches = "true")
-@DisabledIfSystemProperty(named = "gsi.it.maintenance", matches = "node") // it sets each table's mode itself
+@DisabledIfSystemProperty(named = "gsi.it.maintenance", matches = "node|eventual") // it sets each table's mode itself
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ThreeNodesIT {
     private static LocalCluster cluster;
