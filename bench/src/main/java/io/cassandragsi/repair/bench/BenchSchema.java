@@ -38,7 +38,7 @@ final class BenchSchema {
 
     /** The definition of the variant's base table with secondary indexes on the first {@code indexes} attributes. */
     static TableDef definition(Variant variant, int indexes) {
-        String maintenance = variant.nodeMode() ? "  \"maintenance\": \"node\",\n" : "";
+        String maintenance = variant.eventual() ? "  \"indexing\": \"eventual\",\n" : variant.nodeMode() ? "  \"maintenance\": \"node\",\n" : "";
         return variant.unversioned() ? definition(variant.keyspace(), UNVERSIONED_TABLE, "", "", indexes, maintenance)
                 : definition(variant.keyspace(), TABLE, "\"tid\": \"timeuuid\", ", ", { \"type\": \"range\", \"order\": \"desc\", \"attribute\": \"tid\" }",
                         indexes, maintenance);
@@ -93,7 +93,8 @@ final class BenchSchema {
         String replication = replication(rf);
         List<String> out = new ArrayList<>();
         switch (variant) {
-            case GSI_1, GSI_3, GSI_1_U, GSI_1_E2E, GSI_3_E2E, GSI_1_NODE_E2E, GSI_1_U_NODE_E2E, GSI_1_U_E2E -> {
+            case GSI_1, GSI_3, GSI_1_U, GSI_1_E2E, GSI_3_E2E, GSI_1_NODE_E2E, GSI_1_U_NODE_E2E, GSI_1_U_E2E, GSI_1_EVENTUAL, GSI_1_EVENTUAL_E2E,
+                    GSI_1_U_EVENTUAL_E2E -> {
                 // exactly what `gsi schema apply` makes: for gsi-1-u that includes the rows table
                 TableDef def = definition(variant, indexCount(variant));
                 for (CqlGenerator.Statement s : CqlGenerator.all(def, PROJECT_KEYSPACE, replication)) {
@@ -195,7 +196,8 @@ final class BenchSchema {
         List<Probe> out = new ArrayList<>();
         out.add(new Probe("SELECT " + (variant.unversioned() ? "a" : "tid") + " FROM " + ks + "." + table + " WHERE key = ? LIMIT 1", "key"));
         switch (variant) {
-            case GSI_1, GSI_3, GSI_1_U, GSI_1_E2E, GSI_3_E2E, GSI_1_NODE_E2E, GSI_1_U_NODE_E2E, GSI_1_U_E2E -> {
+            case GSI_1, GSI_3, GSI_1_U, GSI_1_E2E, GSI_3_E2E, GSI_1_NODE_E2E, GSI_1_U_NODE_E2E, GSI_1_U_E2E, GSI_1_EVENTUAL, GSI_1_EVENTUAL_E2E,
+                    GSI_1_U_EVENTUAL_E2E -> {
                 for (String attr : INDEXED.subList(0, indexCount(variant))) {
                     out.add(new Probe("SELECT \"_tid\" FROM " + ks + "." + Index.tableName(table, "by_" + attr)
                             + " WHERE " + attr + " = ? LIMIT 1", attr));

@@ -31,6 +31,16 @@ enum Variant {
      */
     GSI_1_NODE_E2E("gsi-1-node-e2e", true, "gsi-1 in node mode: the in-node maintainer does the plain diffs, the repair service"
             + " the rest; the phase ends when both have drained"),
+    /**
+     * gsi-1 in eventual indexing (docs/design.md section 7.11): the trigger adds nothing to the write
+     * and the coordinator's maintainer writes the entries and does the diffs after it. The write
+     * alone: the phase ends with the writes, and the maintainer's backlog is drained before the next
+     * phase, uncounted.
+     */
+    GSI_1_EVENTUAL("gsi-1-eventual", true, "gsi-1 in eventual indexing: nothing added to the write, the in-node maintainer writes"
+            + " the entries after it; the write alone"),
+    GSI_1_EVENTUAL_E2E("gsi-1-eventual-e2e", true, "gsi-1-eventual with the repair service in its own JVM; the phase ends when the"
+            + " maintainer and the service have drained"),
     MV("mv", true, "1 materialized view keyed by a (selects value)"),
     MV_3("mv-3", true, "3 materialized views keyed by a, b and c"),
     SAI("sai", true, "1 SAI index on a (CREATE INDEX ... USING 'sai')"),
@@ -41,6 +51,8 @@ enum Variant {
     MV_U("mv-u", true, "unversioned table, 1 materialized view keyed by a (selects value)"),
     GSI_1_U_NODE_E2E("gsi-1-u-node-e2e", true, "gsi-1-u in node mode: the in-node maintainer reconciles plain writes, the repair"
             + " service the rest; the phase ends when both have drained"),
+    GSI_1_U_EVENTUAL_E2E("gsi-1-u-eventual-e2e", true, "gsi-1-u in eventual indexing with the repair service; the phase ends when"
+            + " the maintainer and the service have drained"),
     GSI_1_U_E2E("gsi-1-u-e2e", false, "gsi-1-u with the repair service in its own JVM; the phase ends when its backlog is drained"),
     /**
      * A profiling aid, not in the default set: the trigger is installed but the keyspace has no
@@ -103,17 +115,23 @@ enum Variant {
 
     /** True for the variants whose table is in node mode: the in-node maintainer does the plain diffs. */
     boolean nodeMode() {
-        return this == GSI_1_NODE_E2E || this == GSI_1_U_NODE_E2E;
+        return this == GSI_1_NODE_E2E || this == GSI_1_U_NODE_E2E || eventual();
     }
 
-    /** True for the variants with our trigger and index tables (so with a work-queue marker per write). */
+    /** True for the variants whose table is in eventual indexing (in node mode too). */
+    boolean eventual() {
+        return this == GSI_1_EVENTUAL || this == GSI_1_EVENTUAL_E2E || this == GSI_1_U_EVENTUAL_E2E;
+    }
+
+    /** True for the variants with our trigger and index tables. */
     boolean indexedByTrigger() {
-        return this == GSI_1 || this == GSI_3 || this == GSI_1_U || e2e();
+        return this == GSI_1 || this == GSI_3 || this == GSI_1_U || this == GSI_1_EVENTUAL || e2e();
     }
 
     /** True for the variants measured with the repair service running and drained ({@code -e2e}). */
     boolean e2e() {
-        return this == GSI_1_E2E || this == GSI_3_E2E || this == GSI_1_U_E2E || nodeMode();
+        return this == GSI_1_E2E || this == GSI_3_E2E || this == GSI_1_U_E2E || this == GSI_1_NODE_E2E || this == GSI_1_U_NODE_E2E
+                || this == GSI_1_EVENTUAL_E2E || this == GSI_1_U_EVENTUAL_E2E;
     }
 
     /** What the ratio column compares with: the unindexed variant on the same table. */

@@ -38,7 +38,8 @@ final class WriteOptions {
 
     @Option(names = "--variants", paramLabel = "LIST",
             description = "Comma-separated variants in the order of a round (default: unindexed,gsi-1,gsi-3,gsi-1-e2e,gsi-3-e2e,"
-                    + "gsi-1-node-e2e,mv,mv-3,sai,logged-batch,unindexed-u,gsi-1-u,mv-u,gsi-1-u-node-e2e;"
+                    + "gsi-1-node-e2e,gsi-1-eventual,gsi-1-eventual-e2e,mv,mv-3,sai,logged-batch,unindexed-u,gsi-1-u,mv-u,"
+                    + "gsi-1-u-node-e2e,gsi-1-u-eventual-e2e;"
                     + " also gsi-1-u-e2e, the unversioned table in service mode, end to end; the profiling aids trigger-only, the trigger installed on a table without index tables, and"
                     + " batch-as-trigger, a client logged batch of exactly the mutations gsi-1's trigger adds; on the unversioned"
                     + " table rows-table-u, the base row and gsi-1-u's rows-table row in one mutation, and batch-as-trigger-u, a"

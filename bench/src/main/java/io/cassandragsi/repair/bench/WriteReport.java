@@ -42,6 +42,10 @@ final class WriteReport {
             // issue 23: the whole cost with the plain diffs in the node
             new Target(new Comparison(Variant.GSI_1_NODE_E2E, Variant.MV), 0.4),
             new Target(new Comparison(Variant.GSI_1_U_NODE_E2E, Variant.MV_U), 0.4),
+            // issue 34: eventual indexing, the write alone near an unindexed write, and end to end against the view
+            new Target(new Comparison(Variant.GSI_1_EVENTUAL, Variant.UNINDEXED), 0.9),
+            new Target(new Comparison(Variant.GSI_1_EVENTUAL_E2E, Variant.MV), 0.8),
+            new Target(new Comparison(Variant.GSI_1_U_EVENTUAL_E2E, Variant.MV_U), 0.5),
             // issue 14: the trigger's own work near free next to a client batch of the same mutations
             new Target(new Comparison(Variant.GSI_1, Variant.BATCH_AS_TRIGGER), 0.95));
 
@@ -54,6 +58,8 @@ final class WriteReport {
             new Comparison(Variant.GSI_1_E2E, Variant.GSI_1),
             new Comparison(Variant.GSI_1_NODE_E2E, Variant.GSI_1),
             new Comparison(Variant.GSI_1_NODE_E2E, Variant.GSI_1_E2E),
+            new Comparison(Variant.GSI_1_EVENTUAL_E2E, Variant.GSI_1_NODE_E2E),
+            new Comparison(Variant.GSI_1_U_EVENTUAL_E2E, Variant.GSI_1_U_NODE_E2E),
             new Comparison(Variant.GSI_1_U_NODE_E2E, Variant.GSI_1_U),
             new Comparison(Variant.GSI_1_U, Variant.UNINDEXED_U),
             new Comparison(Variant.GSI_1_U, Variant.MV_U),

@@ -51,7 +51,7 @@ class BenchCommandTest {
     void should_say_how_long_it_takes_in_the_help() {
         Run r = run("write", "--help");
         assertThat(r.code()).isZero();
-        assertThat(r.out().replaceAll("\\s+", " ")).contains("about an hour").contains("--quick about 14 minutes");
+        assertThat(r.out().replaceAll("\\s+", " ")).contains("about 75 minutes").contains("--quick about 18 minutes");
     }
 
     @Test
@@ -61,7 +61,7 @@ class BenchCommandTest {
         assertThat(quick.rounds()).isEqualTo(2);
         assertThat(quick.warmupSeconds()).isEqualTo(10);
         assertThat(quick.variants()).isEqualTo(Variant.defaults());
-        assertThat(quick.estimate().toMinutes()).isBetween(12L, 16L);
+        assertThat(quick.estimate().toMinutes()).isBetween(15L, 20L);
 
         WriteOptions.Settings mixed = settings("--quick", "--rounds", "4", "--variants", "mv,unindexed");
         assertThat(mixed.rounds()).isEqualTo(4);
@@ -71,6 +71,6 @@ class BenchCommandTest {
         WriteOptions.Settings full = settings();
         assertThat(full.phaseSeconds()).isEqualTo(45);
         assertThat(full.rounds()).isEqualTo(3);
-        assertThat(full.estimate().toMinutes()).isBetween(52L, 62L);
+        assertThat(full.estimate().toMinutes()).isBetween(65L, 80L);
     }
 }
