@@ -13,6 +13,7 @@ import io.cassandragsi.repair.http.HttpApi;
 import io.cassandragsi.repair.read.IndexReader;
 import io.cassandragsi.repair.read.ReadException;
 import io.cassandragsi.repair.service.GsiServer;
+import io.cassandragsi.schema.Indexing;
 import io.cassandragsi.schema.CqlGenerator;
 import io.cassandragsi.schema.TableDef;
 import java.math.BigDecimal;
@@ -386,6 +387,7 @@ class ReadIT {
         Random rnd = new Random(seed + 11);
         int reads = 0;
         int items = 0;
+        int misses = 0;
         Map<String, HistoryRun.Drift> converged;
         try {
             long until = System.currentTimeMillis() + 8_000;
@@ -403,7 +405,15 @@ class ReadIT {
                 IndexReader.Query query = IndexReader.Query.of(KS, "revisions", "by_length", String.valueOf(length))
                         .withConsistent(true).withAsOf(asOf.toString());
                 List<String> got = keys(readAll(query, rnd));
-                assertThat(got).as("seed %d length %d consistent as of %s while writers write", seed, length, asOf).isEqualTo(want);
+                if (SharedCluster.INDEXING == Indexing.EVENTUAL) {
+                    // entries follow their writes (docs/design.md section 7.11): a consistent read may miss a write within the
+                    // lag, never return a row the oracle does not have; the convergence below judges the misses
+                    assertThat(want).as("seed %d length %d consistent as of %s while writers write: no false positive", seed, length, asOf)
+                            .containsAll(got);
+                    misses += want.size() - got.size();
+                } else {
+                    assertThat(got).as("seed %d length %d consistent as of %s while writers write", seed, length, asOf).isEqualTo(want);
+                }
                 reads++;
                 items += got.size();
             }
@@ -422,7 +432,8 @@ class ReadIT {
         for (var f : done) {
             writes += f.get();
         }
-        System.out.printf("ReadIT concurrent: %d consistent reads (%d items) during %d writes%n", reads, items, writes);
+        System.out.printf("ReadIT concurrent: %d consistent reads (%d items, %d acknowledged writes not indexed yet) during %d writes%n", reads,
+                items, misses, writes);
         assertThat(reads).isGreaterThan(10);
         assertThat(writes).isGreaterThan(100);
         Map<String, HistoryRun.Drift> drift = converged;
@@ -572,6 +583,9 @@ class ReadIT {
             oracleWrite(key, tid, length, "w");
         }
         UUID now = Tids.maxAtTicks(Tids.ticks(Instant.now()));
+        if (SharedCluster.INDEXING == Indexing.EVENTUAL) {
+            SharedCluster.awaitMaintainersIdle(); // the node writes the entries after the writes (docs/design.md section 7.11)
+        }
         IndexReader reader = server.reader();
         long falsePositives = reader.falsePositives.sum();
         long repairs = reader.readRepairs.sum();

@@ -11,6 +11,7 @@ import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.read.IndexReader;
 import io.cassandragsi.repair.service.RepairService;
 import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.schema.Indexing;
 import io.cassandragsi.schema.TableDef;
 import java.math.BigInteger;
 import java.time.Instant;
@@ -535,7 +536,11 @@ class VersionedDeletesIT {
         try (RepairService service = writtenTwiceAtOnce("ww", 106,
                 "INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES ('ww', ?, 106, 'aa')")) {
             assertThat(awaitValue(106, "aa")).extracting(m -> m.get("value")).as("the later write's value, not the greater one").containsExactly("aa");
-            assertThat(((Number) service.status().get("rewrites")).longValue()).as("found by the diff").isPositive();
+            if (SharedCluster.INDEXING != Indexing.EVENTUAL) {
+                // in eventual indexing the node's diff finds it and hands the row off as a recompute (docs/design.md
+                // section 7.11), so the service's diff never sees it
+                assertThat(((Number) service.status().get("rewrites")).longValue()).as("found by the diff").isPositive();
+            }
         }
     }
 
