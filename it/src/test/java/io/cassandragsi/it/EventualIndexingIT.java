@@ -4,12 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.Row;
-import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.service.RepairService;
 import io.cassandragsi.schema.Indexing;
 import io.cassandragsi.schema.Maintenance;
 import io.cassandragsi.schema.TableDef;
+import io.cassandragsi.conf.LocalCluster;
+import io.cassandragsi.repair.config.GsiConfig;
+import io.cassandragsi.repair.config.HttpConfig;
+import io.cassandragsi.repair.schema.ProjectTables;
+import io.cassandragsi.schema.CqlGenerator;
+import io.cassandragsi.schema.QueueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -62,6 +73,77 @@ class EventualIndexingIT {
                 System.out.printf("seed %d %s: %s%n", seed, run == warmUp ? "warm-up" : "eventual", drift);
                 for (Map.Entry<String, HistoryRun.Drift> e : drift.entrySet()) {
                     assertThat(e.getValue().clean()).as("seed %d index %s: %s", seed, e.getKey(), e.getValue()).isTrue();
+                }
+            }
+        }
+    }
+
+    /**
+     * The durable record of eventual indexing (docs/design.md section 7.11): writes acknowledged and
+     * not yet indexed when their coordinator is killed with kill -9 (its maintainer made to wait 4 s
+     * before each write, so that hundreds are pending) are indexed again from the node's own CDC log
+     * once it is back, with anti-entropy off: the index equals the oracle of what the base holds.
+     * On a node of its own, so that the suite's node is never killed.
+     */
+    @Test
+    void should_index_the_writes_a_killed_coordinator_had_not_indexed_from_its_commit_log() throws Exception {
+        Assumptions.assumeTrue(SharedCluster.isLocal(), "kills a node of its own");
+        long seed = RepairServiceIT.seed();
+        System.out.println("EventualIndexingIT kill seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
+        Path jar = Path.of(System.getProperty("gsi.trigger.jar", "../trigger/target/cassandra-gsi-trigger.jar"));
+        assertThat(Files.isRegularFile(jar)).as("trigger jar %s", jar).isTrue();
+        String rf1 = "{'class': 'SimpleStrategy', 'replication_factor': 1}";
+        try (LocalCluster cluster = LocalCluster.builder().nodes(1).workDir(Path.of("target", "it-eventual-kill")).firstAddress("127.0.5.1")
+                .jmxPortBase(7599).heap("768M").triggerJar(jar).jvmOption("-Dgsi.maintainer.settle_ms=4000")
+                .startupTimeout(Duration.ofMinutes(3)).build()) {
+            cluster.start();
+            try (CqlSession session = CqlSession.builder().addContactPoints(cluster.contactPoints()).withLocalDatacenter(cluster.localDatacenter())
+                    .build()) {
+                TableDef def = SharedCluster.withIndexing(SharedCluster.example("revisions", "it_eventual_kill"), Indexing.EVENTUAL);
+                TableDef other = SharedCluster.withIndexing(SharedCluster.example("revisions", "it_eventual_other"), Indexing.EVENTUAL);
+                List<String> cql = new ArrayList<>();
+                for (TableDef d : List.of(def, other)) {
+                    CqlGenerator.all(d, "gsi", rf1).forEach(st -> cql.add(st.cql()));
+                }
+                ProjectTables.all("gsi", QueueLayout.Settings.defaults()).forEach(t -> cql.add(t.cql()));
+                cql.addAll(ProjectTables.initialRows("gsi", QueueLayout.Settings.defaults()));
+                for (String statement : cql) {
+                    session.execute(com.datastax.oss.driver.api.core.cql.SimpleStatement.newInstance(statement).setTimeout(Duration.ofSeconds(60)));
+                }
+                new HistoryRun(session, other, seed + 1).write(5, 20, 1); // starts the node's maintainer
+                Thread.sleep(1500);
+
+                HistoryRun run = new HistoryRun(session, def, seed).tolerateFailures();
+                run.write(20, 300, 2);
+                cluster.kill(0); // within the maintainer's 4 s: most of these writes are not indexed yet
+                System.out.println("node killed with kill -9 right after 300 acknowledged writes; starting it again");
+                cluster.start(0);
+                for (long deadline = System.currentTimeMillis() + 60_000;;) { // the driver reconnects on its own schedule
+                    try {
+                        session.execute("SELECT release_version FROM system.local");
+                        break;
+                    } catch (com.datastax.oss.driver.api.core.DriverException e) {
+                        if (System.currentTimeMillis() > deadline) {
+                            throw e;
+                        }
+                        Thread.sleep(500);
+                    }
+                }
+                new HistoryRun(session, other, seed + 2).write(5, 20, 1); // a write starts the new maintainer, and its CDC backstop
+                run.oracleFromBase(com.datastax.oss.driver.api.core.ConsistencyLevel.ALL);
+
+                GsiConfig d = GsiConfig.defaults();
+                GsiConfig config = new GsiConfig(d.cassandra(), d.consistency(), d.queue(), new HttpConfig("127.0.0.1", 0, null, false),
+                        d.antiEntropy().withEnabled(false));
+                try (RepairService service = new RepairService(session, config).start()) {
+                    Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 120_000);
+                    String replayed = Files.readAllLines(cluster.nodeLog(0)).stream().filter(l -> l.contains("gsi cdc backstop: maintainer epoch"))
+                            .reduce((a, b) -> b).orElse("(no replay logged)");
+                    System.out.printf("seed %d after kill -9: %s; node log: %s%n", seed, drift, replayed);
+                    for (Map.Entry<String, HistoryRun.Drift> e : drift.entrySet()) {
+                        assertThat(e.getValue().clean()).as("seed %d index %s after kill -9: %s", seed, e.getKey(), e.getValue()).isTrue();
+                    }
+                    assertThat(replayed).as("the backstop replayed the killed epoch").contains("stopped without retiring");
                 }
             }
         }

@@ -69,8 +69,23 @@ public final class CqlGenerator {
         List<String> lines = new ArrayList<>();
         def.attributes().forEach((name, type) -> lines.add("  " + Cql.quote(name) + " " + type.cql()));
         lines.add("  PRIMARY KEY (" + primaryKey(def.partitionKey(), def.clustering()) + ")");
+        boolean cdc = cdc(def);
         return "CREATE TABLE IF NOT EXISTS " + Cql.qualified(def.keyspace(), def.table()) + " (\n"
-                + String.join(",\n", lines) + "\n)" + clusteringOrder(def.clustering(), false) + ";";
+                + String.join(",\n", lines) + "\n)" + clusteringOrder(def.clustering(), cdc) + (cdc ? "cdc = true" : "") + ";";
+    }
+
+    /**
+     * Whether the base table keeps its commit log for change data capture: in eventual indexing,
+     * the replicas' commit logs are the durable record of a write whose entries follow it
+     * (docs/design.md section 7.11).
+     */
+    public static boolean cdc(TableDef def) {
+        return def.indexing() == Indexing.EVENTUAL;
+    }
+
+    /** Turns change data capture of a base table on or off. */
+    public static String setCdc(String keyspace, String table, boolean cdc) {
+        return "ALTER TABLE " + Cql.qualified(keyspace, table) + " WITH cdc = " + cdc + ";";
     }
 
     public static String createIndexTable(TableDef def, Index index) {

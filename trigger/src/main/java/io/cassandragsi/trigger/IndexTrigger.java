@@ -70,7 +70,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
     IndexTrigger(BooleanSupplier batchlogPath, Consumer<List<Mutation>> casMarkerWriter, Function<CompiledTable, NodeFeed> feed) {
         this.batchlogPath = batchlogPath != null ? batchlogPath : WritePath.detector(metrics);
         this.casMarkerWriter = casMarkerWriter;
-        this.feed = feed != null ? feed : table -> Maintainer.feed(table, this::compiled);
+        this.feed = feed != null ? feed : table -> Maintainer.feed(table, this::compiled, this::replay);
         this.versioned = new VersionedUpdates(metrics);
         this.unversioned = new UnversionedUpdates(metrics);
         LOG.info("gsi trigger loaded");
@@ -157,6 +157,44 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
         }
         metrics.markers.add(added.taken().size());
         return all.isEmpty() ? null : all;
+    }
+
+    /**
+     * The CDC backstop (docs/design.md section 7.11): an update of a table in eventual indexing read
+     * back from this node's commit log is indexed again as the trigger indexes a write, through this
+     * node's maintainer, waiting a little while its queue is full; or, when no maintainer takes it,
+     * by sending what atomic indexing would have added. Runs on the backstop's own thread.
+     */
+    void replay(PartitionUpdate update) {
+        Cached cached = compiled(update.metadata());
+        CompiledTable table = cached.table();
+        if (!table.indexes() || !table.eventual()) {
+            return;
+        }
+        NodeFeed node = feed.apply(table);
+        NodeFeed.Eventual eventual = null;
+        for (int i = 0; node != null && eventual == null && i < 100; i++) {
+            eventual = node.eventual(table.keyspaceName(), table.name(), update.partitionKey().getKey());
+            if (eventual == null) {
+                try {
+                    Thread.sleep(20); // the maintainer's queue is full: let it drain
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+        Collection<Mutation> atomic;
+        if (eventual != null) {
+            atomic = eventually(cached, update, eventual);
+        } else {
+            Added added = cached.updates().add(table, update, false, null);
+            atomic = new ArrayList<>(added.mutations());
+            atomic.addAll(added.markers());
+        }
+        if (atomic != null && !atomic.isEmpty()) {
+            NodeWrites.send(new ArrayList<>(atomic), Maintainer.Settings.fromSystemProperties().write());
+        }
     }
 
     /** After an error of ours: a marker of the whole partition (written now on the CAS path), or nothing when even that fails. */

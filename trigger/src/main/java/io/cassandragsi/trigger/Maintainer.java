@@ -54,6 +54,11 @@ final class Maintainer implements NodeFeed {
     /** Taken and not finished, by marker id (Cassandra's timeuuid order): the oldest bounds the progress record. */
     final ConcurrentSkipListMap<UUID, MaintainerItem> unfinished = new ConcurrentSkipListMap<>(Tids::compare);
     final MaintainerMetrics metrics;
+    /** Indexes an update read back from the commit log (the CDC backstop of eventual indexing). */
+    private final CdcBackstop.Replayer replayer;
+    private final String progressKeyspace;
+    /** The CDC backstop of eventual indexing, or null when the node has no CDC (docs/design.md section 7.11). */
+    private volatile CdcBackstop backstop;
     final RepairCounters counters = new RepairCounters();
     private final LongAdder offering = new LongAdder();
     private final NodeProgress progress;
@@ -72,7 +77,9 @@ final class Maintainer implements NodeFeed {
         }
     }
 
-    private Maintainer(Settings settings, int shard, Function<String[], CompiledTable> tables, CompiledTable first) {
+    private Maintainer(Settings settings, int shard, Function<String[], CompiledTable> tables, CompiledTable first, CdcBackstop.Replayer replayer) {
+        this.replayer = replayer;
+        this.progressKeyspace = first.progress.keyspace;
         this.settings = settings;
         this.shard = shard;
         this.tables = tables;
@@ -87,7 +94,7 @@ final class Maintainer implements NodeFeed {
      * queues them for the repair service): starts one in the background when there is none. Never
      * blocks: the caller is a Cassandra request thread.
      */
-    static NodeFeed feed(CompiledTable table, Function<String[], CompiledTable> tables) {
+    static NodeFeed feed(CompiledTable table, Function<String[], CompiledTable> tables, CdcBackstop.Replayer replayer) {
         Maintainer m = current;
         if (m != null && m.state == State.RUNNING) {
             return m;
@@ -97,7 +104,7 @@ final class Maintainer implements NodeFeed {
                 if (current == m && System.nanoTime() - nextStartNanos >= 0) {
                     nextStartNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                     Maintainer fresh = new Maintainer(Settings.fromSystemProperties(),
-                            ThreadLocalRandom.current().nextInt(NodeProgressLayout.FIRST_EPOCH_SHARD, Integer.MAX_VALUE), tables, table);
+                            ThreadLocalRandom.current().nextInt(NodeProgressLayout.FIRST_EPOCH_SHARD, Integer.MAX_VALUE), tables, table, replayer);
                     current = fresh;
                     daemon("gsi-maintainer-start", fresh::start).start();
                 }
@@ -121,6 +128,14 @@ final class Maintainer implements NodeFeed {
             threads.add(daemon("gsi-maintainer-" + i, new MaintainerWorker(this)));
         }
         threads.add(daemon("gsi-maintainer-progress", this::recordProgress));
+        if (CdcBackstop.enabled()) {
+            backstop = new CdcBackstop(this, replayer, progressKeyspace);
+            threads.add(daemon("gsi-cdc-backstop", backstop));
+        } else {
+            IndexTrigger.LOG.warn("gsi maintainer: no CDC backstop on this node (cdc_enabled false, or -Dgsi.maintainer.cdc_backstop=false):"
+                    + " writes of tables in eventual indexing whose coordinator is killed before its maintainer sent their entries wait for"
+                    + " anti-entropy (docs/deployment.md)");
+        }
         StorageService.instance.addPreShutdownHook(preShutdown);
         state = State.RUNNING;
         threads.forEach(Thread::start);
@@ -280,7 +295,10 @@ final class Maintainer implements NodeFeed {
             return null;
         }
         UUID first = unfinished.isEmpty() ? null : unfinished.firstKey();
-        return first != null && Tids.compare(first, now) < 0 ? first : now;
+        UUID before = first != null && Tids.compare(first, now) < 0 ? first : now;
+        CdcBackstop b = backstop;
+        UUID hold = b == null ? null : b.holdBefore();
+        return hold != null && Tids.compare(hold, before) < 0 ? hold : before;
     }
 
     /**

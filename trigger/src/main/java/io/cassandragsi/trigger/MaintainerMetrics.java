@@ -18,6 +18,9 @@ final class MaintainerMetrics implements MaintainerMetricsMBean {
     final LongAdder retried = new LongAdder();
     final LongAdder dropped = new LongAdder();
     final LongAdder errors = new LongAdder();
+    final LongAdder cdcReplayed = new LongAdder();
+    final LongAdder cdcSegmentsDeleted = new LongAdder();
+    final LongAdder cdcSegmentsLost = new LongAdder();
     private final int shard;
     private final LongSupplier backlog;
     private final LongSupplier lagMillis;
@@ -110,5 +113,20 @@ final class MaintainerMetrics implements MaintainerMetricsMBean {
     @Override
     public long getLagMillis() {
         return lagMillis.getAsLong();
+    }
+
+    @Override
+    public long getCdcReplayed() {
+        return cdcReplayed.sum();
+    }
+
+    @Override
+    public long getCdcSegmentsDeleted() {
+        return cdcSegmentsDeleted.sum();
+    }
+
+    @Override
+    public long getCdcSegmentsLost() {
+        return cdcSegmentsLost.sum();
     }
 }

@@ -37,4 +37,13 @@ public interface MaintainerMetricsMBean {
 
     /** Milliseconds since the oldest write taken and not finished (0 when idle). */
     long getLagMillis();
+
+    /** Updates of tables in eventual indexing read back from this node's CDC log for a stopped epoch and indexed again. */
+    long getCdcReplayed();
+
+    /** CDC segments deleted once every maintainer had passed them. */
+    long getCdcSegmentsDeleted();
+
+    /** CDC segments Cassandra dropped before the backstop could (cdc_total_space full): their eventual writes wait for check --fix. */
+    long getCdcSegmentsLost();
 }

@@ -64,10 +64,11 @@ public final class LiveSchemaReader {
         Object comment = t.getOptions().get(COMMENT);
         Object gcGrace = t.getOptions().get(com.datastax.oss.driver.api.core.CqlIdentifier.fromCql("gc_grace_seconds"));
         Object readRepair = t.getOptions().get(com.datastax.oss.driver.api.core.CqlIdentifier.fromCql("read_repair"));
+        Object cdc = t.getOptions().get(com.datastax.oss.driver.api.core.CqlIdentifier.fromCql("cdc"));
         return new LiveTable(keyspace, t.getName().asInternal(), partition, clustering, columns,
                 comment == null ? null : comment.toString(), triggers,
                 gcGrace instanceof Number n ? n.intValue() : LiveTable.DEFAULT_GC_GRACE_SECONDS,
-                readRepair == null ? LiveTable.DEFAULT_READ_REPAIR : readRepair.toString());
+                readRepair == null ? LiveTable.DEFAULT_READ_REPAIR : readRepair.toString(), Boolean.TRUE.equals(cdc));
     }
 
     private static String type(ColumnMetadata c) {

@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * What the planner needs to know about one existing table: its key, every column's CQL type, its
- * comment and its triggers (name to class). A small value type, so the planner runs without a node.
+ * comment, its triggers (name to class) and the options the project sets ({@code cdc}: change data
+ * capture, on for base tables in eventual indexing). A small value type, so the planner runs without a node.
  */
 public record LiveTable(
         String keyspace,
@@ -18,7 +19,8 @@ public record LiveTable(
         String comment,
         Map<String, String> triggers,
         int gcGraceSeconds,
-        String readRepair) {
+        String readRepair,
+        boolean cdc) {
 
     /** Cassandra's default gc_grace_seconds, for tables described without it. */
     public static final int DEFAULT_GC_GRACE_SECONDS = 864000;
@@ -28,12 +30,17 @@ public record LiveTable(
 
     public LiveTable(String keyspace, String name, List<LiveColumn> partitionKey, List<LiveColumn> clustering,
             Map<String, String> columns, String comment, Map<String, String> triggers) {
-        this(keyspace, name, partitionKey, clustering, columns, comment, triggers, DEFAULT_GC_GRACE_SECONDS, DEFAULT_READ_REPAIR);
+        this(keyspace, name, partitionKey, clustering, columns, comment, triggers, DEFAULT_GC_GRACE_SECONDS, DEFAULT_READ_REPAIR, false);
     }
 
     public LiveTable(String keyspace, String name, List<LiveColumn> partitionKey, List<LiveColumn> clustering,
             Map<String, String> columns, String comment, Map<String, String> triggers, int gcGraceSeconds) {
-        this(keyspace, name, partitionKey, clustering, columns, comment, triggers, gcGraceSeconds, DEFAULT_READ_REPAIR);
+        this(keyspace, name, partitionKey, clustering, columns, comment, triggers, gcGraceSeconds, DEFAULT_READ_REPAIR, false);
+    }
+
+    public LiveTable(String keyspace, String name, List<LiveColumn> partitionKey, List<LiveColumn> clustering,
+            Map<String, String> columns, String comment, Map<String, String> triggers, int gcGraceSeconds, String readRepair) {
+        this(keyspace, name, partitionKey, clustering, columns, comment, triggers, gcGraceSeconds, readRepair, false);
     }
 
     public LiveTable {

@@ -256,6 +256,13 @@ public final class SchemaPlanner {
                         + attr.getValue().jsonName() + " (" + wanted + ") in the definition; a column type cannot be changed in place");
             }
         }
+        boolean cdc = CqlGenerator.cdc(def);
+        if (cdc != live.cdc()) {
+            statements.add(new Statement(cdc ? "keep the commit log of " + def.qualifiedName() + " for change data capture (eventual indexing:"
+                    + " the replicas' record of writes whose entries follow them)"
+                    : "stop change data capture of " + def.qualifiedName() + " (atomic indexing)", CqlGenerator.setCdc(def.keyspace(),
+                            def.table(), cdc)));
+        }
     }
 
     private void planIndexTable(TableDef def, Index index, LiveTable live) {

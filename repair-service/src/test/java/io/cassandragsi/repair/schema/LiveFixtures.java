@@ -83,7 +83,8 @@ final class LiveFixtures {
         Map<String, String> columns = new LinkedHashMap<>();
         def.primaryKey().forEach(c -> columns.put(c.name(), c.type().cql()));
         def.attributes().forEach((name, type) -> columns.putIfAbsent(name, type.cql()));
-        return new LiveTable(def.keyspace(), def.table(), live(def.partitionKey()), live(def.clustering()), columns, "", triggers);
+        return new LiveTable(def.keyspace(), def.table(), live(def.partitionKey()), live(def.clustering()), columns, "", triggers,
+                LiveTable.DEFAULT_GC_GRACE_SECONDS, LiveTable.DEFAULT_READ_REPAIR, io.cassandragsi.schema.CqlGenerator.cdc(def));
     }
 
     static LiveTable indexTable(TableDef def, Index index) {

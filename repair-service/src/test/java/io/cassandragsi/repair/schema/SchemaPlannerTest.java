@@ -451,4 +451,21 @@ class SchemaPlannerTest {
                 "create job ledger gsi.jobs", "create bucket seals and changes gsi.buckets");
         assertThat(plan(LiveFixtures.project("gsi")).statements()).as("and nothing once they exist").isEmpty();
     }
+
+    @Test
+    void should_turn_change_data_capture_on_when_a_table_switches_to_eventual_indexing_and_off_when_it_switches_back() {
+        TableDef atomic = revisions();
+        TableDef eventual = io.cassandragsi.schema.Definitions.parse(io.cassandragsi.schema.Definitions.toJson(atomic)
+                .replace("\"table\":\"revisions\",", "\"table\":\"revisions\",\"indexing\":\"eventual\","), "revisions.json");
+        assertThat(eventual.indexing()).isEqualTo(io.cassandragsi.schema.Indexing.EVENTUAL);
+        assertThat(CqlGenerator.createBaseTable(eventual)).endsWith("WITH CLUSTERING ORDER BY (\"tid\" DESC)\n  AND cdc = true;");
+        assertThat(CqlGenerator.createBaseTable(atomic)).doesNotContain("cdc");
+
+        Plan toEventual = plan(LiveFixtures.created(atomic), eventual);
+        assertThat(toEventual.errors()).isEmpty();
+        assertThat(toEventual.statements()).extracting(Statement::cql).contains("ALTER TABLE \"wiki\".\"revisions\" WITH cdc = true;");
+        Plan back = plan(LiveFixtures.created(eventual), atomic);
+        assertThat(back.statements()).extracting(Statement::cql).contains("ALTER TABLE \"wiki\".\"revisions\" WITH cdc = false;");
+        assertThat(plan(LiveFixtures.created(eventual), eventual).statements()).as("once it is on").isEmpty();
+    }
 }

@@ -1,0 +1,51 @@
+package io.cassandragsi.trigger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** When the CDC backstop keeps a segment and when it replays an epoch (docs/design.md section 7.11). */
+class CdcRetentionTest {
+    private static final long NOW = 1_000_000_000L;
+    private static final long SYNC = 10_000;
+
+    private static CdcRetention.Epoch running(int shard, long doneBefore) {
+        return new CdcRetention.Epoch(shard, false, NOW - 200, doneBefore);
+    }
+
+    private static CdcRetention.Epoch silentFor(int shard, long millis) {
+        return new CdcRetention.Epoch(shard, false, NOW - millis, NOW - millis - 500);
+    }
+
+    @Test
+    void should_keep_a_segment_until_every_running_epoch_has_passed_it_by_the_skew() {
+        long changed = NOW - 5_000;
+        List<CdcRetention.Epoch> passed = List.of(running(1, changed + CdcRetention.SKEW_MS + 1), running(2, NOW));
+        assertThat(CdcRetention.deletable(changed, passed, Set.of(), NOW)).isTrue();
+        List<CdcRetention.Epoch> behind = List.of(running(1, changed + CdcRetention.SKEW_MS), running(2, NOW));
+        assertThat(CdcRetention.deletable(changed, behind, Set.of(), NOW)).as("one epoch has not passed it by the skew").isFalse();
+    }
+
+    @Test
+    void should_keep_a_segment_for_a_stopped_epoch_until_it_is_replayed_and_ignore_retired_ones() {
+        long changed = NOW - 60_000;
+        CdcRetention.Epoch stopped = silentFor(3, 30_000);
+        assertThat(CdcRetention.deletable(changed, List.of(running(1, NOW), stopped), Set.of(), NOW)).isFalse();
+        assertThat(CdcRetention.deletable(changed, List.of(running(1, NOW), stopped), Set.of(3), NOW)).isTrue();
+        CdcRetention.Epoch retired = new CdcRetention.Epoch(4, true, NOW - 30_000, changed - 10_000);
+        assertThat(CdcRetention.deletable(changed, List.of(running(1, NOW), retired), Set.of(), NOW))
+                .as("a retired maintainer handed off what it had not finished").isTrue();
+    }
+
+    @Test
+    void should_replay_an_epoch_once_it_has_been_silent_for_the_stop_rule_and_a_commit_log_sync_period() {
+        long due = CdcRetention.STOPPED_AFTER_MS + SYNC + CdcRetention.SKEW_MS;
+        assertThat(CdcRetention.toReplay(silentFor(5, due - 100), Set.of(), NOW, SYNC)).as("its last writes may not be readable yet").isFalse();
+        assertThat(CdcRetention.toReplay(silentFor(5, due + 100), Set.of(), NOW, SYNC)).isTrue();
+        assertThat(CdcRetention.toReplay(silentFor(5, due + 100), Set.of(5), NOW, SYNC)).as("replayed already").isFalse();
+        assertThat(CdcRetention.toReplay(new CdcRetention.Epoch(6, true, NOW - due - 100, 0), Set.of(), NOW, SYNC)).isFalse();
+        assertThat(CdcRetention.toReplay(running(7, NOW), Set.of(), NOW, SYNC)).isFalse();
+    }
+}
