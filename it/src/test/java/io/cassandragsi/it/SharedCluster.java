@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One real Cassandra 5.0.6 node for the whole suite (STYLE.md item 6), started from the Maven
@@ -138,28 +139,21 @@ public final class SharedCluster {
         if (def.indexing() == indexing) {
             return def;
         }
-        try {
-            var mapper = new com.fasterxml.jackson.databind.ObjectMapper();
-            var json = (com.fasterxml.jackson.databind.node.ObjectNode) mapper.readTree(Definitions.toJson(def));
-            json.put("indexing", indexing.jsonName());
-            if (indexing == Indexing.EVENTUAL) {
-                json.put("maintenance", Maintenance.NODE.jsonName());
-            }
-            return Definitions.parse(mapper.writeValueAsString(json), def.table() + ".json");
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return withFields(def, indexing == Indexing.EVENTUAL ? Map.of("indexing", indexing.jsonName(), "maintenance", Maintenance.NODE.jsonName())
+                : Map.of("indexing", indexing.jsonName()));
     }
 
     /** The definition with {@code "maintenance"} set to {@code mode}. */
     public static TableDef withMaintenance(TableDef def, Maintenance mode) {
-        if (def.maintenance() == mode) {
-            return def;
-        }
+        return def.maintenance() == mode ? def : withFields(def, Map.of("maintenance", mode.jsonName()));
+    }
+
+    /** The definition with top-level fields set, through its canonical JSON. */
+    private static TableDef withFields(TableDef def, Map<String, String> fields) {
         try {
             var mapper = new com.fasterxml.jackson.databind.ObjectMapper();
             var json = (com.fasterxml.jackson.databind.node.ObjectNode) mapper.readTree(Definitions.toJson(def));
-            json.put("maintenance", mode.jsonName());
+            fields.forEach(json::put);
             return Definitions.parse(mapper.writeValueAsString(json), def.table() + ".json");
         } catch (IOException e) {
             throw new IllegalStateException(e);
