@@ -192,8 +192,27 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
             atomic = new ArrayList<>(added.mutations());
             atomic.addAll(added.markers());
         }
-        if (atomic != null && !atomic.isEmpty()) {
-            NodeWrites.send(new ArrayList<>(atomic), Maintainer.Settings.fromSystemProperties().write());
+        if (atomic == null || atomic.isEmpty()) {
+            return;
+        }
+        for (int attempt = 1;; attempt++) {
+            try {
+                NodeWrites.send(new ArrayList<>(atomic), Maintainer.Settings.fromSystemProperties().write());
+                return;
+            } catch (RuntimeException e) {
+                if (attempt == 3) {
+                    metrics.errors.increment();
+                    CompiledTable.logRateLimited("gsi cdc backstop: could not index an update of {}.{} again ({}); anti-entropy or ./gsi check"
+                            + " --fix will", table.keyspaceName(), table.name(), e.toString());
+                    return;
+                }
+                try {
+                    Thread.sleep(500L * attempt);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
         }
     }
 
