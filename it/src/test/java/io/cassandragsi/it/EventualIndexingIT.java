@@ -93,8 +93,8 @@ class EventualIndexingIT {
         Path jar = Path.of(System.getProperty("gsi.trigger.jar", "../trigger/target/cassandra-gsi-trigger.jar"));
         assertThat(Files.isRegularFile(jar)).as("trigger jar %s", jar).isTrue();
         String rf1 = "{'class': 'SimpleStrategy', 'replication_factor': 1}";
-        try (LocalCluster cluster = LocalCluster.builder().nodes(1).workDir(Path.of("target", "it-eventual-kill")).firstAddress("127.0.5.1")
-                .jmxPortBase(7599).heap("768M").triggerJar(jar).jvmOption("-Dgsi.maintainer.settle_ms=4000")
+        try (LocalCluster cluster = LocalCluster.builder().nodes(1).workDir(Path.of("target", "it-eventual-kill")).firstAddress("127.0.7.1")
+                .jmxPortBase(7799).heap("768M").triggerJar(jar).jvmOption("-Dgsi.maintainer.settle_ms=4000")
                 .startupTimeout(Duration.ofMinutes(3)).build()) {
             cluster.start();
             try (CqlSession session = CqlSession.builder().addContactPoints(cluster.contactPoints()).withLocalDatacenter(cluster.localDatacenter())

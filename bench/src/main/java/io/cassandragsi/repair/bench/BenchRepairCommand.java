@@ -32,8 +32,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code gsi bench repair}: how far behind the writes the sibling diffs run, for a table the
- * repair service maintains and one the node maintains ({@code "maintenance": "node"}, docs/design.md
- * section 7.8), and how fast a rebuild goes, on one local node in one run.
+ * repair service maintains, one the node maintains ({@code "maintenance": "node"}, docs/design.md
+ * section 7.8) and one in eventual indexing (section 7.11: there the lag covers the entries written
+ * after the write too), and how fast a rebuild goes, on one local node in one run.
  *
  * <p>Lag: first the maximum indexed write rate (128 in flight), then a sustained load at half of
  * it where every write moves its key to another indexed value; for one write in
@@ -45,8 +46,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "repair", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Measure repair lag (base write to _deleted set, p50/p99) under a sustained write load at half the maximum"
-                + " indexed write rate, for a service-mode and a node-mode table, and rebuild rows/s next to the unindexed insert rate; one local node that this command starts."
-                + " Writes target/bench/repair.json.", "Takes about 6 minutes; --quick about 3."})
+                + " indexed write rate, for a service-mode, a node-mode and an eventual table, and rebuild rows/s next to the unindexed insert rate; one local node that this command starts."
+                + " Writes target/bench/repair.json.", "Takes about 8 minutes; --quick about 4."})
 public final class BenchRepairCommand implements Callable<Integer> {
     static final int KEYS = 20_000;
 
@@ -66,8 +67,9 @@ public final class BenchRepairCommand implements Callable<Integer> {
              "secondaryIndexes": {"by_length": [{"type": "hash", "attribute": "length"}, {"type": "proj", "attribute": "value"}]}%s}
             """;
 
-    private static TableDef def(String keyspace, boolean nodeMode) {
-        return Definitions.parse(DEF.formatted(keyspace, nodeMode ? ", \"maintenance\": \"node\"" : ""), keyspace);
+    /** The lag table in {@code keyspace}; {@code options}: more top-level fields of its definition ("" for none). */
+    private static TableDef def(String keyspace, String options) {
+        return Definitions.parse(DEF.formatted(keyspace, options), keyspace);
     }
 
     @Override
@@ -78,9 +80,10 @@ public final class BenchRepairCommand implements Callable<Integer> {
         Path home = Path.of(System.getProperty("gsi.home", ".")).toAbsolutePath().normalize();
         ObjectNode root = new ObjectMapper().createObjectNode();
         try (BenchNode node = nodeOptions.start(home, "target/bench/repair-node", out)) {
-            node.apply(def("bench_lag", false));
-            node.apply(def("bench_lag_node", true));
-            node.apply(def("bench_rebuild", false));
+            node.apply(def("bench_lag", ""));
+            node.apply(def("bench_lag_node", ", \"maintenance\": \"node\""));
+            node.apply(def("bench_lag_eventual", ", \"indexing\": \"eventual\"")); // docs/design.md section 7.11
+            node.apply(def("bench_rebuild", ""));
             node.ddl("CREATE TABLE IF NOT EXISTS bench_rebuild.plain (key text, tid timeuuid, length varint, value text, PRIMARY KEY ((key), tid))");
             GsiConfig d = GsiConfig.defaults();
             GsiConfig config = new GsiConfig(d.cassandra(), d.consistency(), d.queue(), new HttpConfig("127.0.0.1", 0, null, false),
@@ -88,6 +91,7 @@ public final class BenchRepairCommand implements Callable<Integer> {
             try (GsiServer server = new GsiServer(node.session, config); ClusterProbe probe = ClusterProbe.attach(node.cluster)) {
                 lag(node, server, null, "bench_lag", phase, out, root.putObject("lag"));
                 lag(node, server, probe, "bench_lag_node", phase, out, root.putObject("lag_node_mode"));
+                lag(node, server, probe, "bench_lag_eventual", phase, out, root.putObject("lag_eventual"));
                 rebuild(node, rebuildRows, out, root);
             }
         }
@@ -109,7 +113,7 @@ public final class BenchRepairCommand implements Callable<Integer> {
      */
     private void lag(BenchNode node, GsiServer server, ClusterProbe probe, String keyspace, int phase, PrintWriter out, ObjectNode result)
             throws Exception {
-        String who = probe == null ? "repair service" : "in-node maintainer";
+        String who = probe == null ? "repair service" : keyspace.endsWith("eventual") ? "in-node maintainer, eventual indexing" : "in-node maintainer";
         out.printf(Locale.ROOT, "%s (%s):%n", who, keyspace);
         PreparedStatement insert = node.session.prepare("INSERT INTO " + keyspace + ".revisions (key, tid, length, value) VALUES (?, ?, ?, ?)");
         PreparedStatement deleted = node.session.prepare(
@@ -197,7 +201,7 @@ public final class BenchRepairCommand implements Callable<Integer> {
                 + " samples (every %d ms)%n", rate, safeP50, safeP99, safeLag.size(), SAFE_SAMPLE_MILLIS);
         out.flush();
         result.put("safe_time_p50_ms", Math.round(safeP50 * 10) / 10.0).put("safe_time_p99_ms", Math.round(safeP99 * 10) / 10.0);
-        result.put("maintainer", probe == null ? "service" : "node").put("max_writes_per_s", Math.round(max)).put("load_writes_per_s", Math.round(rate))
+        result.put("maintainer", probe == null ? "service" : "node").put("indexing", keyspace.endsWith("eventual") ? "eventual" : "atomic").put("max_writes_per_s", Math.round(max)).put("load_writes_per_s", Math.round(rate))
                 .put("p50_ms", Math.round(p50 * 10) / 10.0).put("p99_ms", Math.round(p99 * 10) / 10.0).put("samples", lag.size())
                 .put("not_seen_within_30s", lost.get());
     }
