@@ -166,6 +166,7 @@ class NodeMaintainerIT {
      */
     @Test
     void should_sweep_the_markers_of_a_maintainer_that_stopped() throws Exception {
+        Assumptions.assumeTrue(SharedCluster.INDEXING == Indexing.ATOMIC, "the sweep reads markers only atomic indexing writes: run once");
         CqlSession session = SharedCluster.session();
         long seed = RepairServiceIT.seed();
         TableDef def = SharedCluster.example("revisions", "it_node_sweep");
