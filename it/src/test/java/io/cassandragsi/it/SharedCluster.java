@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One real Cassandra 5.0.6 node for the whole suite (STYLE.md item 6), started from the Maven
+ * One real Cassandra 5.0.6 node for the whole suite (docs/design.md section 11), started from the Maven
  * jars with the trigger jar installed, and a keyspace per test class. Set
  * {@code -Dgsi.it.contact-point=host:port} (and {@code -Dgsi.it.datacenter}, default datacenter1)
  * to run against an existing cluster instead, for example one made with CCM: its nodes need the

@@ -11,7 +11,7 @@ import java.util.Set;
 
 /**
  * What the whole-index jobs ask of a table's kind (docs/design.md section 9), decided once per
- * table ({@link #of}, STYLE.md item 9): how its rows are read, which entries a row should have,
+ * table ({@link #of}, docs/design.md section 1): how its rows are read, which entries a row should have,
  * how an observed entry is judged against them, and what a rebuild or a fix writes. Every
  * decision is pure; one check and one rebuild ({@code repair.jobs}) ask it and never branch on
  * the kind.

@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The repair service's work for one row of an unversioned table, as a pure function (STYLE.md
- * item 1): from the row's current cells in the base (values, write timestamps, remaining TTLs),
+ * The repair service's work for one row of an unversioned table, as a pure function (docs/design.md
+ * section 1): from the row's current cells in the base (values, write timestamps, remaining TTLs),
  * the entry keys the row has had (the rows table) and those entries as the index holds them, the
  * index writes that make the index equal Cassandra's own last-write-wins result for the row.
  *

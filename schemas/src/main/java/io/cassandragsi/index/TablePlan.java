@@ -9,7 +9,7 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * The pure core of the write path (STYLE.md, item 1): which index entries a version of a base row
+ * The pure core of the write path (docs/design.md section 1): which index entries a version of a base row
  * yields, and which entries stop matching between consecutive versions (the sibling diff). Used by
  * the trigger on every write and by the repair service; no Cassandra or driver types here.
  */

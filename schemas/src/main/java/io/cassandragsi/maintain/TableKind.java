@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The kind of an indexed table, decided once when its definition is loaded (STYLE.md item 9), and
+ * The kind of an indexed table, decided once when its definition is loaded (docs/design.md section 1), and
  * what differs between kinds: how a row's history is read and which entries a row should have.
  * Everything above it (the service's queue consumer, the in-node maintainer, the jobs) asks the
  * kind and never branches on it. docs/design.md section 6 has the algorithms.

@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
 
 /**
  * The maintenance statements of one base table (docs/design.md section 6) and the decoding of what
- * they select, for the driver and for Cassandra's internals alike (STYLE.md item 2). A versioned
+ * they select, for the driver and for Cassandra's internals alike (docs/design.md section 1). A versioned
  * row is named by its partition key and the clustering prefix before the tid; an unversioned row
  * by its whole primary key. Read-path checks stay with the service's reads.
  */

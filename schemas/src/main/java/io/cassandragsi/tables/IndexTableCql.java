@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
 
 /**
  * The maintenance reads of one index table (docs/design.md section 6) and the decoding of what they
- * select, for the driver and for Cassandra's internals alike (STYLE.md item 2). Its column order is
+ * select, for the driver and for Cassandra's internals alike (docs/design.md section 1). Its column order is
  * {@link io.cassandragsi.schema.IndexLayout}'s.
  */
 public final class IndexTableCql {

@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
 /**
  * The statements of one base table's rows table ({@link RowsLayout}, docs/design.md section 3)
  * and the decoding of what they select, for the driver (the repair service and its jobs) and for
- * Cassandra's internals (the in-node maintainer) alike (STYLE.md item 2). Rows are named by the row
+ * Cassandra's internals (the in-node maintainer) alike (docs/design.md section 1). Rows are named by the row
  * key: the partition key, then the clustering columns before the tid.
  *
  * <p>Every select has the columns {@link #record} reads, in its order: the row key, {@code _keys},

@@ -7,7 +7,7 @@ import io.cassandragsi.repair.read.ReadException;
 
 /**
  * The one place exception types become HTTP status codes and the {@code {"error", "detail"}} body
- * (STYLE.md item 4). Reads fail with {@link ReadException} (400, 404 or 503 by its kind,
+ * (docs/design.md section 1). Reads fail with {@link ReadException} (400, 404 or 503 by its kind,
  * docs/design.md section 8.1), jobs with {@link UnknownTargetException} (404), {@link InvalidJobException} (400) and
  * {@link JobConflictException} (409), HTTP itself with {@link HttpError}; anything else is a 500.
  * {@link HttpApi} logs and sends what this returns. Pure.

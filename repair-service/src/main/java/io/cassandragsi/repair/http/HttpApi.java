@@ -32,7 +32,7 @@ import org.xnio.XnioExecutor;
  * service's status, metrics and jobs. Paths are parsed from the raw request URI (Undertow's URL
  * decoding is off), so the {@code //} of the read path, encoded slashes and invalid UTF-8 are
  * handled here, with the one JSON error shape. {@link ErrorMapper} maps failures to status codes
- * (STYLE.md item 4); 4xx are logged at WARN, 5xx at ERROR, each with the request line, rate-limited.
+ * (docs/design.md section 1); 4xx are logged at WARN, 5xx at ERROR, each with the request line, rate-limited.
  *
  * <p>Hostile input: every request is bounded in size ({@link RequestLimits}, Undertow's options),
  * in time ({@link Timeouts}: parse, idle and answer deadlines) and in the work it can cause before

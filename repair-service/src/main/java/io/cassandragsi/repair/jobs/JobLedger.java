@@ -6,7 +6,7 @@ import java.util.Optional;
 
 /**
  * Where rebuild jobs record themselves and their finished token ranges, so that a restarted job
- * skips them (STYLE.md item 3: a small interface, {@link JobsTable} in Cassandra and {@link
+ * skips them (docs/design.md section 1: a small interface, {@link JobsTable} in Cassandra and {@link
  * MemoryJobLedger} for tests).
  */
 public interface JobLedger {

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The table {@code <project keyspace>.jobs} (STYLE.md item 2: this class owns it). One partition
+ * The table {@code <project keyspace>.jobs} (docs/design.md section 1: this class owns it). One partition
  * per job: the job's header in static columns, one row per finished token range keyed by the
  * range's start. Rows expire after {@value #TTL_DAYS} days: a job left unfinished longer starts
  * over.

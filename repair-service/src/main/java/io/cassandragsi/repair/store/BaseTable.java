@@ -33,7 +33,7 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
- * Reads of one versioned base table (STYLE.md item 2: one class owns one table's statements).
+ * Reads of one versioned base table (docs/design.md section 1: one class owns one table's statements).
  * A versioned row is named by its partition key and the clustering prefix before the tid; its
  * versions are the rows that differ in the tid.
  */

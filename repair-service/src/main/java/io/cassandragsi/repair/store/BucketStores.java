@@ -11,7 +11,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * What the check of bucket tables reads and writes (docs/design.md section 9.2), as a small
- * interface (STYLE.md item 3): on the driver ({@link Catalog.Indexed#bucketStores}) and in memory
+ * interface (docs/design.md section 1): on the driver ({@link Catalog.Indexed#bucketStores}) and in memory
  * in the unit tests.
  */
 public interface BucketStores {

@@ -30,7 +30,7 @@ import java.util.stream.Collectors;
 
 /**
  * The bucket table of one index, {@code idx_<table>_<index>_<period>} (docs/design.md section 3.7;
- * STYLE.md item 2): the seal's writes, every cell of seal g at the TS of g, so a later seal
+ * docs/design.md section 1): the seal's writes, every cell of seal g at the TS of g, so a later seal
  * overwrites an earlier one's entries whatever the order (section 4.7); the selects that reads
  * page through, one per shape, which return the index table's columns in their order, then
  * {@code _first} and {@code _seal}; and the check's scan of every entry (section 9.2).

@@ -22,7 +22,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The table {@code <project keyspace>.buckets} (STYLE.md item 2: this class owns it): per bucketed
+ * The table {@code <project keyspace>.buckets} (docs/design.md section 1: this class owns it): per bucketed
  * index, one row per bucket label with its valid seal and the latest change recorded for it
  * (docs/design.md section 9.4). The row of label {@value #ALL} records changes to every bucket.
  * Both columns are written at a timestamp that is their value, so the latest seal to start and the

@@ -7,7 +7,7 @@ import com.datastax.oss.driver.api.core.cql.Row;
 import io.cassandragsi.schema.Cql;
 import java.time.Instant;
 
-/** The table {@code <project keyspace>.checkpoints} (STYLE.md item 2: this class owns it): one row per shard. */
+/** The table {@code <project keyspace>.checkpoints} (docs/design.md section 1: this class owns it): one row per shard. */
 public final class CheckpointsTable implements Checkpoints {
     public static final String TABLE = "checkpoints";
     public static final String WHAT = "shard checkpoints";

@@ -7,7 +7,7 @@ import com.datastax.oss.driver.api.core.cql.Row;
 import io.cassandragsi.schema.Cql;
 import java.time.Instant;
 
-/** The table {@code <project keyspace>.instances} (STYLE.md item 2: this class owns it): one heartbeat row per live instance. */
+/** The table {@code <project keyspace>.instances} (docs/design.md section 1: this class owns it): one heartbeat row per live instance. */
 public final class InstancesTable implements Instances {
     public static final String TABLE = "instances";
     public static final String WHAT = "service instances";

@@ -5,7 +5,7 @@ import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import io.cassandragsi.schema.Cql;
 
 /**
- * The table {@code <project keyspace>.leases} (STYLE.md item 2: this class owns it): one row per
+ * The table {@code <project keyspace>.leases} (docs/design.md section 1: this class owns it): one row per
  * shard held, written only with lightweight transactions.
  */
 public final class LeasesTable implements Leases {

@@ -13,7 +13,7 @@ import java.util.UUID;
 
 /**
  * The in-node maintainers' progress records ({@link NodeProgressLayout}, docs/design.md section 7)
- * as the repair service reads them, and how far it swept an epoch that stopped (STYLE.md item 2:
+ * as the repair service reads them, and how far it swept an epoch that stopped (docs/design.md section 1:
  * this class owns the table's statements).
  */
 public final class NodeProgressTable {

@@ -18,7 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 
 /**
- * The bucket tables of one table and their states in memory (STYLE.md item 3), behind {@link
+ * The bucket tables of one table and their states in memory (docs/design.md section 1), behind {@link
  * BucketStores}. A seal writes every column of an entry at the TS of its seal ({@code
  * store.BucketTable}, docs/design.md section 4.7), so a row is replaced whole by a write of a later
  * seal and kept against an earlier one's. Tokens as {@link MemoryTables#token} over the partition

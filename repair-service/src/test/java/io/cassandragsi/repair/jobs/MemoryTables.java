@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 /**
- * One indexed table in memory for the jobs (STYLE.md item 3): its base table, its index tables and
+ * One indexed table in memory for the jobs (docs/design.md section 1): its base table, its index tables and
  * its rows table, each the tests' one last-write-wins model ({@link LwwTable}: per-cell
  * last-write-wins with Cassandra's tie rule, row markers, row deletions, TTLs on a clock the test
  * holds), behind the jobs' storage interfaces ({@link ScanStores}, {@link JobWrites}). Index and

@@ -13,7 +13,7 @@ import java.util.function.LongFunction;
 
 /**
  * One table in memory under the rules of Cassandra that the service's tables depend on, for the
- * in-memory twins (STYLE.md item 3). The cells, row markers, TTLs and deletions are the tests' one
+ * in-memory twins (docs/design.md section 1). The cells, row markers, TTLs and deletions are the tests' one
  * last-write-wins model ({@link LwwTable}, in the schemas test-jar): per-cell last-write-wins with
  * Cassandra 5.0.6's full tie rule (a tombstone or an expiring cell beats a live one, a tombstone
  * an expiring one, then the later expiry, the lower TTL, the greater value), TTLs in whole
