@@ -218,6 +218,10 @@ class NodeMaintainerIT {
         TableDef def = nodeMode("it_node_reload");
         SharedCluster.apply(def);
         System.out.println("NodeMaintainerIT reload seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
+        TableDef warm = nodeMode("it_node_reload_warm"); // a maintainer runs before the reload, also when this test runs alone
+        SharedCluster.apply(warm);
+        new HistoryRun(session, warm, seed + 1).write(5, 20, 1);
+        Thread.sleep(1500);
         List<Integer> before = new ArrayList<>();
         // the running maintainers: a fresh heartbeat (other suites leave records of maintainers that never were)
         epochs(session).stream().filter(r -> NodeProgressLayout.RUNNING.equals(r.getString(1))
