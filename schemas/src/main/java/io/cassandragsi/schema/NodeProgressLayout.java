@@ -27,6 +27,12 @@ public final class NodeProgressLayout {
     /** Written by the repair service: the epoch's markers are swept up to here. */
     public static final String C_SWEPT_TO = "swept_to";
     public static final String C_SWEPT_BY = "swept_by";
+    /**
+     * A maintainer records its progress four times a second: silent this long, it is taken for
+     * stopped, by the repair service's sweep and by the nodes' CDC backstops alike (docs/design.md
+     * sections 7.9 and 7.11).
+     */
+    public static final long STOPPED_AFTER_MILLIS = 10_000;
     public static final String RUNNING = "running";
     public static final String RETIRED = "retired";
 

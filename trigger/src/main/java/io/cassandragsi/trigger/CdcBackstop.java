@@ -176,8 +176,8 @@ final class CdcBackstop implements Runnable {
     /** Every epoch's progress record, at the maintainer's read level. */
     private List<CdcRetention.Epoch> epochs() {
         List<CdcRetention.Epoch> out = new ArrayList<>();
-        for (Selected r : NodeCql.select("SELECT shard, state, heartbeat, done_before FROM " + progressTable + " LIMIT 100000",
-                m.settings.read())) {
+        for (Selected r : NodeCql.select("SELECT " + String.join(", ", NodeProgressLayout.C_SHARD, NodeProgressLayout.C_STATE,
+                NodeProgressLayout.C_HEARTBEAT, NodeProgressLayout.C_DONE_BEFORE) + " FROM " + progressTable + " LIMIT 100000", m.settings.read())) {
             ByteBuffer shard = r.column(0);
             ByteBuffer heartbeat = r.column(2);
             ByteBuffer doneBefore = r.column(3);

@@ -8,8 +8,8 @@ import java.util.Set;
  * must replay (docs/design.md section 7.11): pure, over the epochs' progress records as read.
  */
 final class CdcRetention {
-    /** A maintainer silent this long has stopped (the repair service's rule, docs/design.md section 7.9). */
-    static final long STOPPED_AFTER_MS = 10_000;
+    /** A maintainer silent this long has stopped: the repair service's rule (docs/design.md section 7.9). */
+    static final long STOPPED_AFTER_MS = io.cassandragsi.schema.NodeProgressLayout.STOPPED_AFTER_MILLIS;
     /** How far the nodes' clocks may be apart: a segment is kept this much past the progress that covers it. */
     static final long SKEW_MS = 1_000;
 

@@ -255,13 +255,7 @@ final class Maintainer implements NodeFeed {
         } catch (RuntimeException e) {
             metrics.errors.increment();
             CompiledTable.logRateLimited("gsi maintainer: hand-off to the repair service failed, tried again: {}", e.toString());
-            if (e instanceof org.apache.cassandra.exceptions.OverloadedException) {
-                try {
-                    Thread.sleep(200);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                }
-            }
+            MaintainerWorker.backOff(e);
             return sent;
         }
         for (MaintainerItem item : sent) {
@@ -343,8 +337,14 @@ final class Maintainer implements NodeFeed {
             Thread.onSpinWait(); // a commit that saw this maintainer running lists its write first
         }
         List<MaintainerItem> left = new ArrayList<>();
+        java.util.Set<MaintainerItem> covered = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (MaintainerItem item : unfinished.values()) {
-            if (item.unqueued) {
+            if (item.unqueued && item.mutations != null) {
+                covered.addAll(item.after); // the recompute of the write's partition covers its rows
+            }
+        }
+        for (MaintainerItem item : unfinished.values()) {
+            if (item.unqueued && !covered.contains(item)) {
                 left.add(item);
             }
         }

@@ -263,7 +263,7 @@ final class MaintainerWorker implements Runnable {
     }
 
     /** An overloaded node: this thread pauses before its next turn. */
-    private static void backOff(RuntimeException e) {
+    static void backOff(RuntimeException e) {
         if (e instanceof OverloadedException) {
             try {
                 Thread.sleep(200);

@@ -48,4 +48,21 @@ class CdcRetentionTest {
         assertThat(CdcRetention.toReplay(new CdcRetention.Epoch(6, true, NOW - due - 100, 0), Set.of(), NOW, SYNC)).isFalse();
         assertThat(CdcRetention.toReplay(running(7, NOW), Set.of(), NOW, SYNC)).isFalse();
     }
+
+    @Test
+    void should_hold_the_progress_at_an_epoch_silent_for_two_seconds_until_it_is_replayed_here() {
+        CdcRetention.Epoch own = running(1, NOW);
+        CdcRetention.Epoch slow = new CdcRetention.Epoch(2, false, NOW - CdcRetention.SUSPECT_AFTER_MS + 100, NOW - 5_000);
+        assertThat(CdcRetention.holdBefore(List.of(own, slow), 1, Set.of(), NOW)).as("a heartbeat 1.9 s old: no hold").isEqualTo(Long.MAX_VALUE);
+        CdcRetention.Epoch silent = silentFor(3, CdcRetention.SUSPECT_AFTER_MS + 100);
+        CdcRetention.Epoch older = silentFor(4, 60_000);
+        assertThat(CdcRetention.holdBefore(List.of(own, silent, older), 1, Set.of(), NOW)).as("the oldest silent epoch's done_before")
+                .isEqualTo(older.doneBeforeMillis());
+        assertThat(CdcRetention.holdBefore(List.of(own, silent, older), 1, Set.of(4), NOW)).as("once one is replayed here, the other")
+                .isEqualTo(silent.doneBeforeMillis());
+        CdcRetention.Epoch retired = new CdcRetention.Epoch(5, true, NOW - 60_000, NOW - 70_000);
+        assertThat(CdcRetention.holdBefore(List.of(own, retired), 1, Set.of(), NOW)).as("a retired maintainer handed its writes off")
+                .isEqualTo(Long.MAX_VALUE);
+        assertThat(CdcRetention.holdBefore(List.of(silentFor(1, 60_000)), 1, Set.of(), NOW)).as("never its own epoch").isEqualTo(Long.MAX_VALUE);
+    }
 }

@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class NodeSweeps {
     private static final Logger LOG = LoggerFactory.getLogger(NodeSweeps.class);
-    /** A maintainer records its progress every second: silent this long, it is taken for stopped. */
-    static final Duration SILENT_AFTER = Duration.ofSeconds(10);
+    /** Silent this long, a maintainer is taken for stopped (the rule the nodes' CDC backstops share). */
+    static final Duration SILENT_AFTER = Duration.ofMillis(io.cassandragsi.schema.NodeProgressLayout.STOPPED_AFTER_MILLIS);
     /** How long after an epoch's last heartbeat its markers may still become visible (batchlog replay of its last batches). */
     static final Duration LATE_MARKERS = Duration.ofSeconds(60);
 
