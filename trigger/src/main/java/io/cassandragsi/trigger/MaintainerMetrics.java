@@ -106,6 +106,16 @@ final class MaintainerMetrics implements MaintainerMetricsMBean {
     }
 
     @Override
+    public long getLocalReads() {
+        return LocalReads.COUNT.sum();
+    }
+
+    @Override
+    public long getLocalWrites() {
+        return NodeWrites.LOCAL.sum();
+    }
+
+    @Override
     public long getBacklog() {
         return backlog.getAsLong();
     }

@@ -32,6 +32,12 @@ public interface MaintainerMetricsMBean {
     /** Plain writes found to be rewrites of a version (handed off for a recompute). */
     long getRewrites();
 
+    /** Selects of this node's maintainers answered from its own replica on their threads (node-wide, since the jar loaded). */
+    long getLocalReads();
+
+    /** Mutations of this node's maintainers applied here alone, the partition's only replica (node-wide, since the jar loaded). */
+    long getLocalWrites();
+
     /** Writes taken and not finished yet. */
     long getBacklog();
 

@@ -7,6 +7,7 @@ import java.util.List;
 import org.apache.cassandra.cql3.CQLStatement;
 import org.apache.cassandra.cql3.QueryOptions;
 import org.apache.cassandra.cql3.QueryProcessor;
+import org.apache.cassandra.cql3.statements.SelectStatement;
 import org.apache.cassandra.db.ConsistencyLevel;
 import org.apache.cassandra.transport.Dispatcher;
 import org.apache.cassandra.transport.messages.ResultMessage;
@@ -15,9 +16,11 @@ import org.apache.cassandra.utils.FBUtilities;
 /**
  * Selects through Cassandra's own read path at a consistency level, from inside the node: the
  * statement parsed once (Cassandra's cache of internal statements, dropped on schema changes),
- * executed through {@code StorageProxy} like a client's read, without the native protocol. Blocks
- * the calling thread: only for the maintainer's own threads, never a Cassandra stage or request
- * thread (docs/notes: a blocking StorageProxy call there can stall the node).
+ * executed without the native protocol. Where this node's replica alone answers the consistency
+ * level ({@link LocalReads}), the statement reads it on the calling thread; otherwise through
+ * {@code StorageProxy} like a client's read. Blocks the calling thread: only for the maintainer's
+ * own threads, never a Cassandra stage or request thread (docs/notes: a blocking StorageProxy call
+ * there can stall the node).
  */
 final class NodeCql {
     private NodeCql() {}
@@ -29,7 +32,9 @@ final class NodeCql {
             values[i] = comparable(values[i]);
         }
         QueryOptions options = QueryOptions.forInternalCallsWithNowInSec(FBUtilities.nowInSeconds(), cl, List.of(values));
-        ResultMessage result = statement.execute(QueryProcessor.internalQueryState(), options, Dispatcher.RequestTime.forImmediateExecution());
+        ResultMessage result = statement instanceof SelectStatement select && LocalReads.suffice(select, options)
+                ? select.executeLocally(QueryProcessor.internalQueryState(), options)
+                : statement.execute(QueryProcessor.internalQueryState(), options, Dispatcher.RequestTime.forImmediateExecution());
         List<Selected> out = new ArrayList<>();
         if (result instanceof ResultMessage.Rows rows) {
             for (List<ByteBuffer> row : rows.result.rows) {

@@ -6,16 +6,23 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.cassandra.db.ConsistencyLevel;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.cassandra.db.Keyspace;
 import org.apache.cassandra.db.Mutation;
+import org.apache.cassandra.locator.EndpointsForToken;
+import org.apache.cassandra.locator.Replica;
+import org.apache.cassandra.locator.ReplicaLayout;
 import org.apache.cassandra.service.StorageProxy;
 import org.apache.cassandra.transport.Dispatcher;
 
 /**
  * Sends the in-node maintainer's writes through {@code StorageProxy} at a consistency level, like a
  * client's writes (replicas, hints on timeout), never local-only: mutations of one partition merged,
- * all of one call sent before waiting for any. Blocks until acknowledged or throws ({@code
- * WriteTimeoutException}, {@code UnavailableException}, {@code OverloadedException}): the
- * maintainer's threads only, never a Cassandra stage or request thread.
+ * all of one call sent before waiting for any. A partition whose only replica, natural or pending,
+ * is this node's full replica (RF=1) is applied here instead, on the calling thread, as {@code
+ * StorageProxy} would apply it through the mutation stage (docs/design.md section 7.8). Blocks until
+ * acknowledged or throws ({@code WriteTimeoutException}, {@code UnavailableException}, {@code
+ * OverloadedException}): the maintainer's threads only, never a Cassandra stage or request thread.
  */
 final class NodeWrites {
     private NodeWrites() {}
@@ -24,7 +31,31 @@ final class NodeWrites {
         if (mutations.isEmpty()) {
             return;
         }
-        StorageProxy.mutate(merged(mutations), cl, Dispatcher.RequestTime.forImmediateExecution());
+        List<Mutation> remote = new ArrayList<>();
+        List<Mutation> local = new ArrayList<>();
+        for (Mutation m : merged(mutations)) {
+            (onlyHere(m) ? local : remote).add(m);
+        }
+        if (!remote.isEmpty()) {
+            StorageProxy.mutate(remote, cl, Dispatcher.RequestTime.forImmediateExecution());
+        }
+        for (Mutation m : local) {
+            m.apply();
+        }
+        LOCAL.add(local.size());
+    }
+
+    /** Mutations applied here alone (JMX: LocalWrites). */
+    static final LongAdder LOCAL = new LongAdder();
+
+    /** Whether this node's full replica is the partition's only replica, natural or pending. */
+    private static boolean onlyHere(Mutation m) {
+        EndpointsForToken all = ReplicaLayout.forTokenWriteLiveAndDown(Keyspace.open(m.getKeyspaceName()), m.key().getToken()).all();
+        if (all.size() != 1) {
+            return false;
+        }
+        Replica self = all.selfIfPresent();
+        return self != null && self.isFull();
     }
 
     /** One mutation per keyspace and partition key. */

@@ -45,9 +45,9 @@ final class ClusterProbe implements AutoCloseable {
         return nodes.stream().mapToLong(NodeProbe::digestMismatches).sum();
     }
 
-    /** The nodes' in-node maintainers, summed ({@link NodeProbe#maintainers}): backlog, handed off, taken, retried, prefetched. */
+    /** The nodes' in-node maintainers, summed ({@link NodeProbe#maintainers}): backlog, handed off, taken, retried, prefetched, local reads, local writes. */
     long[] maintainers() {
-        long[] out = new long[5];
+        long[] out = new long[7];
         for (NodeProbe n : nodes) {
             long[] m = n.maintainers();
             for (int i = 0; i < out.length; i++) {

@@ -224,10 +224,11 @@ final class NodeProbe implements AutoCloseable {
     /**
      * The node's in-node maintainers ({@code io.cassandragsi:type=Maintainer,*} in its JMX):
      * writes taken and not finished, writes taken and handed to the repair service, writes taken,
-     * repairs tried again, plain writes read together with others', each summed over the maintainers (a reloaded trigger jar starts a new one).
+     * repairs tried again, plain writes read together with others', each summed over the maintainers (a reloaded trigger jar starts a new one);
+     * then the selects and mutations the maintainers did on this node's replica alone (counted per node, so the largest).
      */
     long[] maintainers() {
-        long[] out = new long[5];
+        long[] out = new long[7];
         try {
             for (ObjectName name : mbeans.queryNames(new ObjectName("io.cassandragsi:type=Maintainer,*"), null)) {
                 out[0] += ((Number) mbeans.getAttribute(name, "Backlog")).longValue();
@@ -235,6 +236,8 @@ final class NodeProbe implements AutoCloseable {
                 out[2] += ((Number) mbeans.getAttribute(name, "Queued")).longValue();
                 out[3] += ((Number) mbeans.getAttribute(name, "Retried")).longValue();
                 out[4] += ((Number) mbeans.getAttribute(name, "Prefetched")).longValue();
+                out[5] = Math.max(out[5], ((Number) mbeans.getAttribute(name, "LocalReads")).longValue());
+                out[6] = Math.max(out[6], ((Number) mbeans.getAttribute(name, "LocalWrites")).longValue());
             }
             return out;
         } catch (Exception e) {
