@@ -28,8 +28,12 @@ import java.util.concurrent.CompletableFuture;
  * versions that remain (docs/design.md section 6).
  */
 public final class VersionedTable implements TableKind {
-    /** The newest versions read per row by {@link #prefetch}: a marked version and two before it. */
-    static final int PREFETCH_VERSIONS = 3;
+    /**
+     * The newest versions read per row by {@link #prefetch}: a marked version and the one before it,
+     * with room for the versions a row gained while its write waited in a backlog (with 3, a fifth
+     * of the in-node maintainer's writes under a saturating load were read alone).
+     */
+    static final int PREFETCH_VERSIONS = 8;
     /** Rows asked for in one batched read at most. */
     public static final int ROWS_PER_READ = 50;
 

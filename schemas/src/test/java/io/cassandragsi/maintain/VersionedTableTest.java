@@ -322,7 +322,7 @@ class VersionedTableTest {
     void should_write_what_the_per_row_reads_write_when_plain_groups_are_prefetched() {
         List<MarkerGroup> groups = new ArrayList<>();
         for (String key : List.of("a", "b", "c")) {
-            for (int i = 0; i < 4; i++) {
+            for (int i = 0; i <= VersionedTable.PREFETCH_VERSIONS; i++) { // one more than a prefetch reads
                 MemoryTrigger.Batch b = insert(version(key, tid(10 * i + key.charAt(0)), i % 3, key + i));
                 b.land();
                 groups.add(b.group());
@@ -343,7 +343,7 @@ class VersionedTableTest {
         Map<MarkerGroup, TableKind.Prefetched> pre = kind.prefetch(groups);
         assertThat(counters.prefetched.sum()).isEqualTo(groups.size());
         assertThat(pre.get(groups.get(0)).versions()).as("the oldest version: its neighbourhood is cut off").isNull();
-        assertThat(pre.get(groups.get(3)).versions().get(1).has(3)).as("the newest versions read their key attributes only").isFalse();
+        assertThat(pre.get(groups.get(VersionedTable.PREFETCH_VERSIONS)).versions().get(1).has(3)).as("the newest versions read their key attributes only").isFalse();
         List<Outcome> prefetched = new ArrayList<>();
         List<Outcome> perRow = new ArrayList<>();
         for (MarkerGroup g : groups) {
