@@ -73,7 +73,7 @@ final class Maintainer implements NodeFeed {
             ConsistencyLevel cl = ConsistencyLevel.valueOf(System.getProperty("gsi.maintainer.consistency", "LOCAL_QUORUM"));
             ConsistencyLevel serial = ConsistencyLevel.valueOf(System.getProperty("gsi.maintainer.serial_consistency", "LOCAL_SERIAL"));
             return new Settings(Integer.getInteger("gsi.maintainer.threads", 2), Integer.getInteger("gsi.maintainer.queue", 20_000),
-                    Long.getLong("gsi.maintainer.settle_ms", 10), Long.getLong("gsi.maintainer.handoff_after_ms", 5_000), cl, serial, cl);
+                    Long.getLong("gsi.maintainer.settle_ms", 10), Long.getLong("gsi.maintainer.handoff_after_ms", io.cassandragsi.maintain.NextTurn.HAND_OFF_AFTER_MILLIS), cl, serial, cl);
         }
     }
 

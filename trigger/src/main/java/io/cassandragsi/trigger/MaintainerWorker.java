@@ -3,6 +3,7 @@ package io.cassandragsi.trigger;
 import io.cassandragsi.index.TablePlan;
 import io.cassandragsi.maintain.Marker;
 import io.cassandragsi.maintain.MarkerGroup;
+import io.cassandragsi.maintain.NextTurn;
 import io.cassandragsi.maintain.Outcome;
 import io.cassandragsi.maintain.RowsWrite;
 import io.cassandragsi.maintain.TableKind;

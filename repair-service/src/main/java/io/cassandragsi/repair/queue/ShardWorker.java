@@ -1,6 +1,7 @@
 package io.cassandragsi.repair.queue;
 
 import io.cassandragsi.maintain.MarkerGroup;
+import io.cassandragsi.maintain.NextStep;
 import io.cassandragsi.maintain.Outcome;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import io.cassandragsi.index.Tids;
@@ -46,34 +47,9 @@ final class ShardWorker {
     static final Duration SHORT_SWEEP_SPAN = Duration.ofSeconds(3);
     static final Duration SWEEP_EVERY = Duration.ofSeconds(10);
     static final Duration CHECKPOINT_EVERY = Duration.ofSeconds(2);
-    /**
-     * A CAS write not visible to a SERIAL read this long after its marker never applied (a Paxos
-     * proposal accepted by too few replicas can be completed by a later round on its partition,
-     * usually within seconds): counted as {@code cas_not_applied}.
-     */
-    static final Duration CAS_SETTLE = Duration.ofMinutes(2);
-    /**
-     * A conditional write's repairs read at the read level until its marker is this old, then at
-     * SERIAL (docs/design.md section 7.5): a write its client's Paxos round committed is visible
-     * at the read level, and the round has ended by then (Cassandra's default contention timeout
-     * is 1 s, its write timeout 2 s), so the SERIAL reads that decide the rest no longer contend
-     * with it.
-     */
-    static final Duration CAS_SERIAL_AFTER = Duration.ofSeconds(5);
     /** The slow sweep for markers visible later than {@link #GRACE}: how often, and how far back. */
     static final Duration LATE_SWEEP_EVERY = Duration.ofMinutes(5);
     static final Duration LATE_SPAN = Duration.ofMinutes(15);
-    /**
-     * A versioned row's version not visible this long after its marker went away (deleted before the
-     * service read it, or written under a delete with a higher timestamp): its group is recomputed
-     * instead. A batch lands in milliseconds; one whose coordinator failed half-way is replayed from
-     * the batchlog once it is older than twice the write timeout, at the next 10-s replay round.
-     */
-    static final Duration INVISIBLE_FOR = Duration.ofSeconds(20);
-    /** A plain write not visible this long after its marker was deleted or lost; check finds the rest. */
-    static final Duration GIVE_UP = Duration.ofMinutes(10);
-    /** An unversioned row reconciled while one of its writes may still be in flight is reconciled again this much later. */
-    static final Duration AGAIN_AFTER = Duration.ofSeconds(1);
     private static final UUID BEFORE_ALL = Tids.minAtTicks(-WriteTimestamps.UUID_EPOCH_OFFSET);
 
     final int shard;

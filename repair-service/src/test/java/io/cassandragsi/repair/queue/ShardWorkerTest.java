@@ -219,10 +219,10 @@ class ShardWorkerTest {
         ShardWorker w = worker(repairs);
         Marker m = add(Duration.ofSeconds(1));
         repairs.invisible.add(m.id());
-        run(w, Duration.ofSeconds(1).plus(ShardWorker.INVISIBLE_FOR).minusSeconds(1), Duration.ofMillis(250));
+        run(w, Duration.ofSeconds(1).plus(io.cassandragsi.maintain.NextStep.INVISIBLE_FOR).minusSeconds(1), Duration.ofMillis(250));
         assertThat(repairs.recomputed).as("retried as a diff while the version may be in flight").isEmpty();
         assertThat(w.pendingCount()).isEqualTo(1);
-        run(w, Duration.ofSeconds(1).plus(ShardWorker.INVISIBLE_FOR).plusSeconds(31), Duration.ofMillis(250));
+        run(w, Duration.ofSeconds(1).plus(io.cassandragsi.maintain.NextStep.INVISIBLE_FOR).plusSeconds(31), Duration.ofMillis(250));
         assertThat(repairs.recomputed).as("then taken for deleted: its row is recomputed, once").containsExactly(m.id());
         assertThat(repairs.unseenGone).as("its version, and any other the base does not show, gone").containsExactly(m.id());
         assertThat(w.pendingCount()).isZero();

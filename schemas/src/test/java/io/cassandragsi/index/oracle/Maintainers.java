@@ -5,6 +5,8 @@ import io.cassandragsi.maintain.Marker;
 import io.cassandragsi.maintain.MarkerGroup;
 import io.cassandragsi.maintain.MemoryStores;
 import io.cassandragsi.maintain.MemoryTrigger;
+import io.cassandragsi.maintain.NextStep;
+import io.cassandragsi.maintain.NextTurn;
 import io.cassandragsi.maintain.Outcome;
 import io.cassandragsi.maintain.RepairCounters;
 import io.cassandragsi.maintain.TableKind;
@@ -27,15 +29,15 @@ import java.util.Map;
  *   <li>The service polls every 100 ms: it reads the markers that landed in its queue (50 to 400 ms
  *       after they are due, sometimes once more later: a sweep, a second instance), coalesces them
  *       by row ({@link MarkerGroup#coalesce}), prefetches the plain groups together ({@link
- *       TableKind#prefetch}) and repairs each; then the groups due again, each read alone. RETRY:
- *       again after 100 ms doubling up to 30 s, and a diff still invisible 20 s after its marker is
- *       recomputed ({@link MarkerGroup#asRecompute}); AGAIN: once more a second later {@link
- *       MarkerGroup#withUnseenGone} (a conditional write until it is 15 s old).
+ *       TableKind#prefetch}) and repairs each; then the groups due again, each read alone. What
+ *       comes after an outcome is the service's own rule, {@link NextStep}.
  *   <li>The node maintainer takes the plain markers the trigger offers it (10 ms to settle), in
- *       turns, coalesced and prefetched like the service's. RETRY: again after 20 ms doubling up to
- *       1 s, handed to the service once 5 s old; AGAIN: once more a second later with {@code
- *       unseenGone}; HANDOFF: a new marker of the same row and flags in the service's queue.
+ *       turns, coalesced and prefetched like the service's; what comes after an outcome is its own
+ *       rule, {@link NextTurn} (a hand-off: a new marker of the same row and flags in the service's
+ *       queue).
  * </ul>
+ *
+ * <p>Both rules run on the simulation's clock with their own constants: no copy of them here.
  *
  * <p>The repairs of one step (a service poll, the groups due again, a node turn) are computed one
  * after the other, each reading what the others' writes have not changed yet (they run side by side
@@ -53,12 +55,8 @@ final class Maintainers {
     }
 
     private static final long POLL = 100;
-    private static final long INVISIBLE_FOR = 20_000;
-    private static final long CAS_SETTLE = 15_000;
-    private static final long GIVE_UP = 600_000;
     /** The node maintainer's settle: it takes a marker this long after the trigger offered it. */
     static final int NODE_SETTLE = 10;
-    private static final long HAND_OFF_AFTER = 5_000;
 
     private record Readable(Marker marker, long at) {}
 
@@ -90,6 +88,7 @@ final class Maintainers {
     final Map<Outcome, Integer> nodeOutcomes = new EnumMap<>(Outcome.class);
     int handedOff;
     int gaveUp;
+    int casNotApplied;
     private final List<Readable> readable = new ArrayList<>();
     private final List<Pending> pending = new ArrayList<>();
     private final List<Item> items = new ArrayList<>();
@@ -246,18 +245,14 @@ final class Maintainers {
         return o;
     }
 
+    /** The service's own rule ({@link NextStep}, docs/design.md section 7.5) on the simulation's clock. */
     private void serviceFinish(MarkerGroup g, Outcome o, int attempts) {
-        long age = sim.now - millis(g);
-        if (o == Outcome.AGAIN && (g.cas() ? age <= CAS_SETTLE : !g.unseenGone())) {
-            later(g.withUnseenGone(), sim.now + Math.min(4_000L, 1_000L << Math.min(attempts, 2)), attempts + 1);
-        } else if (o == Outcome.RETRY) {
-            if (!g.cas() && !g.recompute() && age > INVISIBLE_FOR) {
-                later(g.asRecompute(), sim.now, attempts + 1);
-            } else if (age <= (g.cas() ? CAS_SETTLE : GIVE_UP)) {
-                later(g, sim.now + Math.min(30_000L, 100L << Math.min(attempts, 8)), attempts + 1);
-            } else {
-                gaveUp++;
-            }
+        NextStep next = NextStep.after(g, o, attempts, sim.now - millis(g));
+        switch (next.kind()) {
+            case AGAIN -> later(next.group(), sim.now + next.delayMillis(), attempts + 1);
+            case GAVE_UP -> gaveUp++;
+            case CAS_NOT_APPLIED -> casNotApplied++;
+            case DONE, UNKNOWN_TABLE -> {}
         }
     }
 
@@ -309,23 +304,16 @@ final class Maintainers {
         }
     }
 
+    /** The in-node maintainer's own rule ({@link NextTurn}, docs/design.md section 7.8) on the simulation's clock. */
     private void nodeFinish(Item item, Outcome o, MarkerGroup g) {
-        switch (o) {
+        NextTurn next = NextTurn.after(o, g.unseenGone(), sim.now - item.offeredAt, item.attempts, NextTurn.HAND_OFF_AFTER_MILLIS);
+        switch (next.kind()) {
             case DONE -> {}
+            case HAND_OFF -> handOff(item);
             case AGAIN -> {
-                if (!g.unseenGone()) {
-                    item.unseenGone = true;
-                    nodeLater(item, sim.now + 1_000);
-                }
+                item.unseenGone = next.unseenGone();
+                nodeLater(item, sim.now + next.delayMillis());
             }
-            case RETRY -> {
-                if (sim.now - item.offeredAt > HAND_OFF_AFTER) {
-                    handOff(item);
-                } else {
-                    nodeLater(item, sim.now + Math.min(1_000L, 20L << Math.min(item.attempts, 6)));
-                }
-            }
-            case HANDOFF, DROPPED -> handOff(item);
         }
     }
 
@@ -357,6 +345,6 @@ final class Maintainers {
     /** What the maintainers did, for the report. */
     String summary() {
         return "service " + serviceOutcomes + ", node " + nodeOutcomes + ", handed off " + handedOff + ", prefetched " + counters.prefetched.sum()
-                + ", rewrites " + counters.rewrites.sum() + ", gave up " + gaveUp;
+                + ", rewrites " + counters.rewrites.sum() + ", gave up " + gaveUp + ", conditional writes not applied " + casNotApplied;
     }
 }

@@ -1,18 +1,21 @@
-package io.cassandragsi.trigger;
-
-import io.cassandragsi.maintain.Outcome;
+package io.cassandragsi.maintain;
 
 /**
  * What the in-node maintainer does with a write after one turn (docs/design.md section 7.8), as a
  * pure function of the turn's outcome (null: the repair or its writes failed), the write's age and
  * how many turns it had: done, another turn after a delay (a second pass taking what the base does
- * not show for gone, or a retry), or handed to the repair service.
+ * not show for gone, or a retry), or handed to the repair service. The repair service's
+ * counterpart is {@link NextStep}.
  */
-record NextTurn(Kind kind, long delayMillis, boolean unseenGone) {
-    enum Kind { DONE, AGAIN, HAND_OFF }
+public record NextTurn(Kind kind, long delayMillis, boolean unseenGone) {
+    public enum Kind {
+        DONE, AGAIN, HAND_OFF
+    }
 
-    static final NextTurn DONE = new NextTurn(Kind.DONE, 0, false);
-    static final NextTurn HAND_OFF = new NextTurn(Kind.HAND_OFF, 0, false);
+    public static final NextTurn DONE = new NextTurn(Kind.DONE, 0, false);
+    public static final NextTurn HAND_OFF = new NextTurn(Kind.HAND_OFF, 0, false);
+    /** The default of {@code gsi.maintainer.handoff_after_ms}: a write not visible this long is handed off. */
+    public static final long HAND_OFF_AFTER_MILLIS = 5_000;
 
     /**
      * @param outcome the repair's outcome; null when it failed (an exception, or its writes failed)
@@ -21,7 +24,7 @@ record NextTurn(Kind kind, long delayMillis, boolean unseenGone) {
      * @param attempts the turns it had before this one
      * @param handOffAfterMillis a write not visible this long is handed off (failing: twice as long)
      */
-    static NextTurn after(Outcome outcome, boolean secondPass, long ageMillis, int attempts, long handOffAfterMillis) {
+    public static NextTurn after(Outcome outcome, boolean secondPass, long ageMillis, int attempts, long handOffAfterMillis) {
         if (outcome == null) {
             return ageMillis > 2 * handOffAfterMillis ? HAND_OFF : new NextTurn(Kind.AGAIN, Math.min(2000, 50L << Math.min(attempts, 6)), secondPass);
         }

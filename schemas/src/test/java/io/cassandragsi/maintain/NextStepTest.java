@@ -1,9 +1,7 @@
-package io.cassandragsi.repair.queue;
+package io.cassandragsi.maintain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cassandragsi.maintain.MarkerGroup;
-import io.cassandragsi.maintain.Outcome;
 import io.cassandragsi.schema.QueueLayout;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -27,7 +25,7 @@ class NextStepTest {
     void should_take_one_second_pass_taking_the_unseen_for_gone_then_finish() {
         NextStep first = NextStep.after(group(0), Outcome.AGAIN, 0, 100);
         assertThat(first.kind()).isEqualTo(NextStep.Kind.AGAIN);
-        assertThat(first.delayMillis()).isEqualTo(ShardWorker.AGAIN_AFTER.toMillis());
+        assertThat(first.delayMillis()).isEqualTo(NextStep.AGAIN_AFTER.toMillis());
         assertThat(first.group().unseenGone()).isTrue();
         assertThat(NextStep.after(first.group(), Outcome.AGAIN, 1, 1100).kind()).isEqualTo(NextStep.Kind.DONE);
     }
@@ -37,7 +35,7 @@ class NextStepTest {
         MarkerGroup cas = group(QueueLayout.FLAG_CAS).withUnseenGone();
         assertThat(NextStep.after(cas, Outcome.AGAIN, 5, 60_000).kind()).isEqualTo(NextStep.Kind.AGAIN);
         assertThat(NextStep.after(cas, Outcome.AGAIN, 5, 60_000).delayMillis()).as("at most 4 s").isEqualTo(4_000);
-        assertThat(NextStep.after(cas, Outcome.AGAIN, 9, ShardWorker.CAS_SETTLE.toMillis() + 1).kind()).isEqualTo(NextStep.Kind.DONE);
+        assertThat(NextStep.after(cas, Outcome.AGAIN, 9, NextStep.CAS_SETTLE.toMillis() + 1).kind()).isEqualTo(NextStep.Kind.DONE);
     }
 
     @Test
@@ -46,19 +44,19 @@ class NextStepTest {
         assertThat(early.kind()).isEqualTo(NextStep.Kind.AGAIN);
         assertThat(early.delayMillis()).isEqualTo(400);
         assertThat(early.group().recompute()).isFalse();
-        NextStep late = NextStep.after(group(0), Outcome.RETRY, 9, ShardWorker.INVISIBLE_FOR.toMillis() + 1);
+        NextStep late = NextStep.after(group(0), Outcome.RETRY, 9, NextStep.INVISIBLE_FOR.toMillis() + 1);
         assertThat(late.group().recompute()).as("recomputed once invisible for long").isTrue();
         assertThat(late.delayMillis()).isZero();
         MarkerGroup recompute = late.group();
         assertThat(NextStep.after(recompute, Outcome.RETRY, 10, 60_000).delayMillis()).as("at most 30 s").isEqualTo(25_600);
-        assertThat(NextStep.after(recompute, Outcome.RETRY, 30, ShardWorker.GIVE_UP.toMillis() + 1).kind()).isEqualTo(NextStep.Kind.GAVE_UP);
+        assertThat(NextStep.after(recompute, Outcome.RETRY, 30, NextStep.GIVE_UP.toMillis() + 1).kind()).isEqualTo(NextStep.Kind.GAVE_UP);
     }
 
     @Test
     void should_count_a_conditional_write_never_visible_as_not_applied() {
         MarkerGroup cas = group(QueueLayout.FLAG_CAS);
         assertThat(NextStep.after(cas, Outcome.RETRY, 3, 60_000).kind()).as("not recomputed: a SERIAL read decides").isEqualTo(NextStep.Kind.AGAIN);
-        assertThat(NextStep.after(cas, Outcome.RETRY, 30, ShardWorker.CAS_SETTLE.toMillis() + 1).kind()).isEqualTo(NextStep.Kind.CAS_NOT_APPLIED);
+        assertThat(NextStep.after(cas, Outcome.RETRY, 30, NextStep.CAS_SETTLE.toMillis() + 1).kind()).isEqualTo(NextStep.Kind.CAS_NOT_APPLIED);
     }
 
     @Test
@@ -68,7 +66,7 @@ class NextStepTest {
         assertThat(NextStep.after(cas, Outcome.RETRY, 1, 300).group().serial()).as("its round may still run").isFalse();
         assertThat(NextStep.after(cas, Outcome.AGAIN, 1, 300).group().serial()).isFalse();
         assertThat(NextStep.after(cas, null, 1, 300).group().serial()).isFalse();
-        long after = ShardWorker.CAS_SERIAL_AFTER.toMillis();
+        long after = NextStep.CAS_SERIAL_AFTER.toMillis();
         assertThat(NextStep.after(cas, Outcome.RETRY, 4, after).group().serial()).isTrue();
         assertThat(NextStep.after(cas, Outcome.AGAIN, 4, after).group().serial()).isTrue();
         assertThat(NextStep.after(cas, null, 4, after).group().serial()).isTrue();
@@ -92,7 +90,7 @@ class NextStepTest {
     @Test
     void should_wait_ten_minutes_for_a_table_whose_indexes_are_not_known_yet() {
         assertThat(NextStep.after(group(0), Outcome.DROPPED, 0, 1_000).delayMillis()).isEqualTo(500);
-        assertThat(NextStep.after(group(0), Outcome.DROPPED, 40, ShardWorker.GIVE_UP.toMillis() + 1).kind()).isEqualTo(NextStep.Kind.UNKNOWN_TABLE);
+        assertThat(NextStep.after(group(0), Outcome.DROPPED, 40, NextStep.GIVE_UP.toMillis() + 1).kind()).isEqualTo(NextStep.Kind.UNKNOWN_TABLE);
     }
 
     @Test

@@ -1,8 +1,7 @@
-package io.cassandragsi.trigger;
+package io.cassandragsi.maintain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cassandragsi.maintain.Outcome;
 import org.junit.jupiter.api.Test;
 
 /** The in-node maintainer's decisions after a turn, without a node. */
