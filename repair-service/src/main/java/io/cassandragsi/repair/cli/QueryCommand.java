@@ -39,7 +39,15 @@ public final class QueryCommand implements Callable<Integer> {
             + " safe time of the running repair service (asked at --url).")
     String asOf;
 
-    @Option(names = "--url", paramLabel = "URL", description = "With --as-of safe: the service's HTTP API (default: http.bind and"
+    @Option(names = "--fresh", description = "Read your writes: wait until the running repair service's safe time (asked at --url) has"
+            + " passed this moment, then answer as of it: every write acknowledged before the command is in the answer.")
+    boolean fresh;
+
+    @Option(names = "--max-wait", paramLabel = "MS", description = "With --fresh: wait at most this many milliseconds (default and"
+            + " ceiling: http.fresh_timeout, 2000), then fail naming what holds the safe time back.")
+    Long maxWait;
+
+    @Option(names = "--url", paramLabel = "URL", description = "With --as-of safe or --fresh: the service's HTTP API (default: http.bind and"
             + " http.port of the config, http://127.0.0.1:8080 without one).")
     String url;
 
@@ -78,9 +86,9 @@ public final class QueryCommand implements Callable<Integer> {
         CqlSession session = ConnectionOptions.open(config);
         ServiceStatus service = new ServiceStatus(config, url);
         try (session; IndexReader reader = new IndexReader(session, new Catalog(session, config.projectKeyspace()), null, config.consistency().read(), null,
-                IndexReader.CHECK_CONCURRENCY, def -> safeTime(service, def))) {
+                IndexReader.CHECK_CONCURRENCY, def -> safeTime(service, def), config.http().freshTimeout())) {
             IndexReader.Query q = new IndexReader.Query(target.keyspace(), target.table(), index, values, gt, ge, lt, le,
-                    limit, null, consistent, asOf, from, until);
+                    limit, null, consistent, asOf, from, until, fresh, maxWait == null ? null : java.time.Duration.ofMillis(maxWait));
             List<Map<String, Object>> items = new ArrayList<>();
             String next;
             java.time.Instant answeredAsOf;

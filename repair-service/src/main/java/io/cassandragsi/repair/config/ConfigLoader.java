@@ -186,6 +186,7 @@ public final class ConfigLoader {
             public String tokenFile;
             public Boolean allowUnauthenticatedRemote;
             public List<String> allowedHosts;
+            public String freshTimeout;
         }
     }
 }

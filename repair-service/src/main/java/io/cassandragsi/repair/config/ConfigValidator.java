@@ -282,7 +282,8 @@ final class ConfigValidator {
             }
             hosts.add(h.trim().toLowerCase(Locale.ROOT));
         }
-        return new HttpConfig(bind, port, token, allowRemote, hosts);
+        java.time.Duration fresh = raw.freshTimeout == null ? null : duration(raw.freshTimeout, "http.fresh_timeout");
+        return new HttpConfig(bind, port, token, allowRemote, hosts, fresh);
     }
 
     private String text(String value, String key, String def) {

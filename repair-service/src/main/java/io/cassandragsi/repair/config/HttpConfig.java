@@ -7,9 +7,11 @@ import java.util.List;
  * address, unless {@code allow_unauthenticated_remote} says otherwise. {@code allowedHosts} are the
  * names (optionally {@code name:port}) that clients may use in the {@code Host} header besides the
  * bound address (and, when bound to loopback, {@code localhost} and loopback addresses): requests
- * naming another host are refused, which defeats DNS rebinding.
+ * naming another host are refused, which defeats DNS rebinding. {@code freshTimeout}: how long a
+ * fresh read waits for the safe time at most (docs/design.md section 8.7).
  */
-public record HttpConfig(String bind, int port, String token, boolean allowUnauthenticatedRemote, List<String> allowedHosts) {
+public record HttpConfig(String bind, int port, String token, boolean allowUnauthenticatedRemote, List<String> allowedHosts,
+        java.time.Duration freshTimeout) {
 
     /** An {@code allowed_hosts} entry: a host name, an IPv4 address or a bracketed IPv6 address, optionally with :port. */
     public static final java.util.regex.Pattern ALLOWED_HOST =
@@ -17,6 +19,12 @@ public record HttpConfig(String bind, int port, String token, boolean allowUnaut
 
     public HttpConfig {
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
+        freshTimeout = freshTimeout == null ? io.cassandragsi.repair.read.IndexReader.FRESH_TIMEOUT : freshTimeout;
+    }
+
+    /** The default {@code fresh_timeout}. */
+    public HttpConfig(String bind, int port, String token, boolean allowUnauthenticatedRemote, List<String> allowedHosts) {
+        this(bind, port, token, allowUnauthenticatedRemote, allowedHosts, null);
     }
 
     /** No extra allowed host names. */
@@ -38,6 +46,7 @@ public record HttpConfig(String bind, int port, String token, boolean allowUnaut
     @Override
     public String toString() {
         return "HttpConfig[bind=" + bind + ", port=" + port + ", token=" + (token == null ? "none" : "***")
-                + ", allowUnauthenticatedRemote=" + allowUnauthenticatedRemote + ", allowedHosts=" + allowedHosts + "]";
+                + ", allowUnauthenticatedRemote=" + allowUnauthenticatedRemote + ", allowedHosts=" + allowedHosts + ", freshTimeout="
+                + freshTimeout + "]";
     }
 }

@@ -87,6 +87,10 @@ final class Answers {
         if (status == 413 || status == 414 || status == 431) {
             exchange.setPersistent(false);
         }
+        Long retryAfter = ErrorMapper.retryAfter(failure);
+        if (retryAfter != null) {
+            exchange.getResponseHeaders().put(Headers.RETRY_AFTER, retryAfter.toString());
+        }
         sendError(exchange, status, error, detail.length() > MAX_DETAIL_CHARS ? detail.substring(0, MAX_DETAIL_CHARS) + "..." : detail);
     }
 

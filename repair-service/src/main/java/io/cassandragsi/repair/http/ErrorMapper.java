@@ -55,6 +55,11 @@ public final class ErrorMapper {
         };
     }
 
+    /** When the caller may try again, in seconds ({@code Retry-After} of a 503: a fresh read that waited too long), or null. */
+    public static Long retryAfter(Throwable failure) {
+        return failure instanceof ReadException e ? e.retryAfterSeconds() : null;
+    }
+
     /** The status {@link #map} gives. */
     public static int status(Throwable failure) {
         return map(failure).status();

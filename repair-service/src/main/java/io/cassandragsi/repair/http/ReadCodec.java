@@ -12,7 +12,10 @@ import java.util.Set;
  * and parameters as an {@link IndexReader.Query}, and the page it returns as the JSON body.
  */
 final class ReadCodec {
-    private static final Set<String> READ_PARAMS = Set.of("gt", "ge", "lt", "le", "limit", "next", "consistent", "as_of", "ts_ge", "ts_lt");
+    private static final Set<String> READ_PARAMS = Set.of("gt", "ge", "lt", "le", "limit", "next", "consistent", "as_of", "ts_ge", "ts_lt", "fresh",
+            "max_wait");
+    /** {@code max_wait}: milliseconds, or a number with {@code ms} or {@code s}. */
+    private static final java.util.regex.Pattern WAIT = java.util.regex.Pattern.compile("([0-9]{1,9})(ms|s)?");
 
     private ReadCodec() {}
 
@@ -37,7 +40,7 @@ final class ReadCodec {
         for (String p : params.keySet()) {
             if (!READ_PARAMS.contains(p)) {
                 throw HttpError.badRequest("bad_parameter", "unknown parameter " + Values.quote(p)
-                        + " (known: gt, ge, lt, le, limit, next, consistent, as_of, ts_ge, ts_lt)");
+                        + " (known: gt, ge, lt, le, limit, next, consistent, as_of, ts_ge, ts_lt, fresh, max_wait)");
             }
         }
         Integer limit = null;
@@ -50,8 +53,21 @@ final class ReadCodec {
             limit = Integer.parseInt(l);
         }
         boolean consistent = bool(params, "consistent");
-        return new IndexReader.Query(seg.get(1), seg.get(2), seg.get(4), List.copyOf(values), params.get("gt"),
-                params.get("ge"), params.get("lt"), params.get("le"), limit, params.get("next"), consistent, params.get("as_of"), params.get("ts_ge"), params.get("ts_lt"));
+        return new IndexReader.Query(seg.get(1), seg.get(2), seg.get(4), List.copyOf(values), params.get("gt"), params.get("ge"),
+                params.get("lt"), params.get("le"), limit, params.get("next"), consistent, params.get("as_of"), params.get("ts_ge"),
+                params.get("ts_lt"), bool(params, "fresh"), maxWait(params.get("max_wait")));
+    }
+
+    private static java.time.Duration maxWait(String v) {
+        if (v == null) {
+            return null;
+        }
+        java.util.regex.Matcher m = WAIT.matcher(v);
+        if (!m.matches()) {
+            throw HttpError.badRequest("bad_fresh", "max_wait must be a duration such as 500ms, 1s or 250 (milliseconds), not " + Values.quote(v));
+        }
+        long n = Long.parseLong(m.group(1));
+        return "s".equals(m.group(2)) ? java.time.Duration.ofSeconds(n) : java.time.Duration.ofMillis(n);
     }
 
     static Map<String, Object> body(IndexReader.Page page) {

@@ -13,6 +13,7 @@ import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.QueueStore;
 import io.cassandragsi.schema.Cql;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -64,6 +65,10 @@ public final class IndexReader implements AutoCloseable {
     /** Catalog reloads, which prepare statements synchronously: never on the caller's (event-loop) thread. */
     private final ExecutorService blocking;
     private final SafeTimes safeTimes;
+    private final Duration freshTimeout;
+    /** Fresh reads' waits for the safe time: one thread that looks now and then, none parked per read. */
+    private final java.util.concurrent.ScheduledExecutorService freshScheduler;
+    private final FreshWait freshWait;
     /** Item layouts per index plan; a reloaded catalog brings new plans, and the old ones' entries go with them. */
     private final Map<IndexPlan, ItemLayout> layouts = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
@@ -83,10 +88,19 @@ public final class IndexReader implements AutoCloseable {
     /**
      * A query: path values (hash then range attributes), optional bounds on the next range
      * attribute, and either one moment ({@code asOf}) or a window ({@code tsGe} inclusive, {@code
-     * tsLt} exclusive; either may be null) of time (docs/design.md section 8.1).
+     * tsLt} exclusive; either may be null) of time (docs/design.md section 8.1), or a fresh read
+     * ({@code freshRead}: as of the moment it arrives, once the safe time has passed that moment;
+     * {@code maxWait}, or null: the reader's {@code fresh_timeout}, the longest it waits; section 8.7).
      */
     public record Query(String keyspace, String table, String index, List<String> values, String gt, String ge, String lt,
-            String le, Integer limit, String next, boolean consistent, String asOf, String tsGe, String tsLt) {
+            String le, Integer limit, String next, boolean consistent, String asOf, String tsGe, String tsLt, boolean freshRead,
+            Duration maxWait) {
+        /** A query of one moment or a window, not fresh. */
+        public Query(String keyspace, String table, String index, List<String> values, String gt, String ge, String lt, String le,
+                Integer limit, String next, boolean consistent, String asOf, String tsGe, String tsLt) {
+            this(keyspace, table, index, values, gt, ge, lt, le, limit, next, consistent, asOf, tsGe, tsLt, false, null);
+        }
+
         /** A query of one moment (as of {@code asOf}, or now when null). */
         public Query(String keyspace, String table, String index, List<String> values, String gt, String ge, String lt, String le,
                 Integer limit, String next, boolean consistent, String asOf) {
@@ -98,28 +112,42 @@ public final class IndexReader implements AutoCloseable {
         }
 
         public Query withConsistent(boolean c) {
-            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, c, asOf, tsGe, tsLt);
+            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, c, asOf, tsGe, tsLt, freshRead, maxWait);
         }
 
         public Query withAsOf(String t) {
-            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, consistent, t, tsGe, tsLt);
+            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, consistent, t, tsGe, tsLt, freshRead, maxWait);
         }
 
         /** The rows that matched at some moment from {@code from} (inclusive) until {@code until} (exclusive); null: open. */
         public Query withWindow(String from, String until) {
-            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, consistent, asOf, from, until);
+            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, consistent, asOf, from, until, freshRead, maxWait);
         }
 
         public Query withLimit(Integer l) {
-            return new Query(keyspace, table, index, values, gt, ge, lt, le, l, next, consistent, asOf, tsGe, tsLt);
+            return new Query(keyspace, table, index, values, gt, ge, lt, le, l, next, consistent, asOf, tsGe, tsLt, freshRead, maxWait);
         }
 
         public Query withNext(String n) {
-            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, n, consistent, asOf, tsGe, tsLt);
+            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, n, consistent, asOf, tsGe, tsLt, freshRead, maxWait);
         }
 
         public Query withBounds(String gt, String ge, String lt, String le) {
-            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, consistent, asOf, tsGe, tsLt);
+            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, consistent, asOf, tsGe, tsLt, freshRead, maxWait);
+        }
+
+        /**
+         * This query as a fresh read (read-your-writes, docs/design.md section 8.7): answered as of
+         * the moment it arrives, once the safe time has passed that moment, so that every write
+         * acknowledged before it is in the answer.
+         */
+        public Query fresh() {
+            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, consistent, asOf, tsGe, tsLt, true, maxWait);
+        }
+
+        /** The longest a fresh read waits for the safe time (below the reader's {@code fresh_timeout}); null: that timeout. */
+        public Query withMaxWait(Duration d) {
+            return new Query(keyspace, table, index, values, gt, ge, lt, le, limit, next, consistent, asOf, tsGe, tsLt, freshRead, d);
         }
 
         /** Whether this is a window read ({@code ts_ge} or {@code ts_lt} given). */
@@ -152,12 +180,27 @@ public final class IndexReader implements AutoCloseable {
     @FunctionalInterface
     public interface SafeTimes {
         Instant of(io.cassandragsi.schema.TableDef table);
+
+        /** What holds the table's safe time back, for a fresh read that waited too long (null: not said). */
+        default String heldBy(io.cassandragsi.schema.TableDef table) {
+            return null;
+        }
     }
 
-    /** @param safeTimes the repair service's safe times (null: {@code as_of=safe} is refused, naming where to read it) */
+    /** How long a fresh read waits for the safe time by default ({@code http.fresh_timeout}, docs/design.md section 8.7). */
+    public static final Duration FRESH_TIMEOUT = Duration.ofSeconds(2);
+
+    /** @param safeTimes the repair service's safe times (null: {@code as_of=safe} and fresh reads are refused, naming where to read them) */
     public IndexReader(CqlSession session, Catalog catalog, QueueStore queue, ConsistencyLevel cl, byte[] tokenKey, int checkConcurrency,
             SafeTimes safeTimes) {
+        this(session, catalog, queue, cl, tokenKey, checkConcurrency, safeTimes, FRESH_TIMEOUT);
+    }
+
+    /** @param freshTimeout how long a fresh read waits for the safe time at most */
+    public IndexReader(CqlSession session, Catalog catalog, QueueStore queue, ConsistencyLevel cl, byte[] tokenKey, int checkConcurrency,
+            SafeTimes safeTimes, Duration freshTimeout) {
         this.safeTimes = safeTimes;
+        this.freshTimeout = freshTimeout;
         if (checkConcurrency < 1) {
             throw new IllegalArgumentException("checkConcurrency must be at least 1, not " + checkConcurrency);
         }
@@ -170,6 +213,8 @@ public final class IndexReader implements AutoCloseable {
         this.pager = new Pager(session, tokens, checker, indexRows);
         this.merger = new MergePager(session, cl, tokens, checker, indexRows);
         this.blocking = Executors.newCachedThreadPool(daemon("gsi-read-catalog"));
+        this.freshScheduler = Executors.newSingleThreadScheduledExecutor(daemon("gsi-fresh-wait"));
+        this.freshWait = safeTimes == null ? null : new FreshWait(safeTimes, freshScheduler);
     }
 
     static ThreadFactory daemon(String name) {
@@ -201,13 +246,14 @@ public final class IndexReader implements AutoCloseable {
      */
     public CompletableFuture<Page> readAsync(Query query) {
         CompletableFuture<Page> page;
+        Instant arrival = Instant.now(); // a fresh read's moment (docs/design.md section 8.7)
         try {
             reads.increment();
             if (catalog.current()) {
-                page = start(query, catalog.loaded(query.keyspace(), query.table()));
+                page = start(query, catalog.loaded(query.keyspace(), query.table()), arrival);
             } else {
                 page = CompletableFuture.supplyAsync(() -> catalog.table(query.keyspace(), query.table()), blocking)
-                        .thenCompose(table -> start(query, table));
+                        .thenCompose(table -> start(query, table, arrival));
             }
         } catch (RuntimeException e) {
             page = CompletableFuture.failedFuture(e);
@@ -234,12 +280,15 @@ public final class IndexReader implements AutoCloseable {
      * BucketChoice.Resealed}) starts again, at most twice, if it is a first page (docs/design.md
      * section 8.2), and is 400 {@code bad_next} if not.
      */
-    private CompletableFuture<Page> start(Query query, Catalog.Indexed table) {
-        return BucketChoice.retryResealed(() -> attempt(query, table), query.next() == null, resealedReads);
+    private CompletableFuture<Page> start(Query query, Catalog.Indexed table, Instant arrival) {
+        return BucketChoice.retryResealed(() -> attempt(query, table, arrival), query.next() == null, resealedReads);
     }
 
-    /** Resolves the table and index (404), parses the request (400), binds the select and reads the first page. */
-    private CompletableFuture<Page> attempt(Query query, Catalog.Indexed table) {
+    /**
+     * Resolves the table and index (404), parses the request (400), waits for the safe time if the
+     * read is fresh and starts, binds the select and reads the page.
+     */
+    private CompletableFuture<Page> attempt(Query query, Catalog.Indexed table, Instant arrival) {
         if (table == null) {
             boolean keyspaceExists = session.getMetadata().getKeyspace(Cql.quote(query.keyspace())).isPresent();
             throw ReadException.notFound(keyspaceExists
@@ -252,10 +301,24 @@ public final class IndexReader implements AutoCloseable {
                     + "' (indexes: " + table.plan.indexes().stream().map(p -> p.index().name()).collect(Collectors.joining(", ")) + ")");
         }
         ReadRequest request = ReadRequest.parse(query, table.definition, plan.index());
+        if (request.fresh() && query.next() == null) {
+            if (freshWait == null) {
+                throw ReadException.badRequest("bad_fresh", "fresh=true needs the repair service, which tracks how far the index is done:"
+                        + " read through its HTTP API (./gsi serve), or give this reader the service's safe times");
+            }
+            UUID arrived = Tids.maxAtTicks(Tids.ticks(arrival));
+            return freshWait.until(table.definition, arrival, request.maxWait(freshTimeout))
+                    .thenCompose(v -> page(query, table, plan, request, arrived));
+        }
         UUID asOf = request.fixedTime();
         // A read without as_of (or ts_lt) is as of now; its next pages keep the first page's query
         // time, which their token carries, so that all its pages answer as of one moment.
-        UUID readTime = asOf != null ? asOf : request.safe() ? safeTime(table) : request.now();
+        return page(query, table, plan, request, asOf != null ? asOf : request.safe() ? safeTime(table) : request.now());
+    }
+
+    /** Reads the page of {@code request} as of {@code readTime}, or as of the query time its token carries. */
+    private CompletableFuture<Page> page(Query query, Catalog.Indexed table, IndexPlan plan, ReadRequest request, UUID readTime) {
+        UUID asOf = request.fixedTime();
         byte[] state = null;
         int skip = 0;
         byte[] lastRow = null;
@@ -340,6 +403,7 @@ public final class IndexReader implements AutoCloseable {
     @Override
     public void close() {
         blocking.shutdownNow();
+        freshScheduler.shutdownNow();
         repair.close();
     }
 }

@@ -24,11 +24,18 @@ public class ReadException extends RuntimeException {
 
     private final Kind kind;
     private final String error;
+    /** For a 503: when to try again, in seconds ({@code Retry-After}); null: not said. */
+    private final Long retryAfterSeconds;
 
     public ReadException(Kind kind, String error, String detail, Throwable cause) {
+        this(kind, error, detail, cause, null);
+    }
+
+    private ReadException(Kind kind, String error, String detail, Throwable cause, Long retryAfterSeconds) {
         super(detail, cause);
         this.kind = java.util.Objects.requireNonNull(kind, "kind");
         this.error = error;
+        this.retryAfterSeconds = retryAfterSeconds;
     }
 
     public static ReadException badRequest(String error, String detail) {
@@ -44,8 +51,18 @@ public class ReadException extends RuntimeException {
         return new ReadException(Kind.NOT_READY, "safe_time_unknown", detail, null);
     }
 
+    /** A fresh read whose wait for the safe time passed its bound: 503, with what holds the safe time back and when to try again. */
+    public static ReadException freshTimeout(String detail, long retryAfterSeconds) {
+        return new ReadException(Kind.NOT_READY, "fresh_timeout", detail, null, retryAfterSeconds);
+    }
+
     public static ReadException unavailable(String detail, Throwable cause) {
         return new ReadException(Kind.UNAVAILABLE, "cassandra_unavailable", detail, cause);
+    }
+
+    /** When to try again in seconds ({@code Retry-After}), or null. */
+    public Long retryAfterSeconds() {
+        return retryAfterSeconds;
     }
 
     public Kind kind() {

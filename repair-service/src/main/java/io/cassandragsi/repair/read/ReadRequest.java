@@ -77,6 +77,7 @@ final class ReadRequest {
         if (limit < 1 || limit > IndexReader.MAX_LIMIT) {
             throw ReadException.badRequest("bad_limit", "limit must be between 1 and " + IndexReader.MAX_LIMIT + ", not " + limit);
         }
+        fresh(query);
         boolean safe = SAFE.equals(query.asOf());
         UUID asOf = query.asOf() == null || safe ? null : queryTime(query.asOf());
         if (safe && query.consistent() && !def.versioned()) {
@@ -106,6 +107,43 @@ final class ReadRequest {
             }
         }
         return new ReadRequest(query, def, index, List.copyOf(fixed), lower, upper, limit, asOf, from, upTo);
+    }
+
+    /**
+     * A fresh read (docs/design.md section 8.7) is as of the moment it arrives and answered from the
+     * index: with {@code as_of}, a window or {@code consistent=true} it is a 400 naming both; {@code
+     * max_wait} belongs to a fresh read only, and is not negative.
+     */
+    private static void fresh(IndexReader.Query query) {
+        if (!query.freshRead()) {
+            if (query.maxWait() != null) {
+                throw ReadException.badRequest("bad_fresh", "max_wait bounds the wait of a fresh read: give it with fresh=true, or leave it out");
+            }
+            return;
+        }
+        if (query.asOf() != null) {
+            throw ReadException.badRequest("bad_fresh", "give either fresh=true (as of the moment the read arrives) or as_of, not both");
+        }
+        if (query.window()) {
+            throw ReadException.badRequest("bad_fresh", "give either fresh=true (one moment: the read's arrival) or ts_ge/ts_lt (a window), not both");
+        }
+        if (query.consistent()) {
+            throw ReadException.badRequest("bad_fresh", "give either fresh=true (answered from the index once the safe time has passed the"
+                    + " read's arrival) or consistent=true (every candidate checked against the base), not both");
+        }
+        if (query.maxWait() != null && query.maxWait().isNegative()) {
+            throw ReadException.badRequest("bad_fresh", "max_wait must not be negative, not " + query.maxWait().toMillis() + " ms");
+        }
+    }
+
+    /** Whether this is a fresh read ({@code fresh=true}). */
+    boolean fresh() {
+        return query.freshRead();
+    }
+
+    /** How long a fresh read waits at most: its {@code max_wait}, never beyond {@code limit} (the reader's {@code fresh_timeout}). */
+    java.time.Duration maxWait(java.time.Duration limit) {
+        return query.maxWait() == null || query.maxWait().compareTo(limit) > 0 ? limit : query.maxWait();
     }
 
     /** Whether the query time is the safe time ({@code as_of=safe}): fixed by the first page, like a read as of now. */
@@ -138,7 +176,7 @@ final class ReadRequest {
         String moment = String.join("\u0000", def.keyspace(), def.table(), index.name(), String.join("\u0001", query.values()),
                 String.valueOf(query.gt()), String.valueOf(query.ge()), String.valueOf(query.lt()), String.valueOf(query.le()),
                 String.valueOf(query.consistent()), at.toString());
-        String when = safe() ? moment + "\u0000safe" : moment;
+        String when = safe() ? moment + "\u0000safe" : fresh() ? moment + "\u0000fresh" : moment;
         return window() ? when + "\u0000window\u0000" + query.tsGe() + "\u0000" + query.tsLt() : when;
     }
 

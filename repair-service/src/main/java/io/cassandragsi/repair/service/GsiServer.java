@@ -45,7 +45,17 @@ public final class GsiServer implements AutoCloseable {
         runner.ledger(); // like the service's tables: a missing jobs table stops the start, naming it
         this.jobs = new JobRegistry(runner);
         this.reader = new IndexReader(session, catalog, service.queue(), config.consistency().read(),
-                tokenKey(config.http().token()), IndexReader.CHECK_CONCURRENCY, service::safeTime);
+                tokenKey(config.http().token()), IndexReader.CHECK_CONCURRENCY, new IndexReader.SafeTimes() {
+                    @Override
+                    public java.time.Instant of(io.cassandragsi.schema.TableDef table) {
+                        return service.safeTime(table);
+                    }
+
+                    @Override
+                    public String heldBy(io.cassandragsi.schema.TableDef table) {
+                        return service.safeTimeHeldBy(table);
+                    }
+                }, config.http().freshTimeout());
         bindMetrics();
         service.start();
         this.antiEntropy = config.antiEntropy().enabled()

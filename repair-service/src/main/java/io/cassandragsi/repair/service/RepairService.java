@@ -148,6 +148,12 @@ public final class RepairService implements AutoCloseable {
         return java.time.Instant.ofEpochMilli(at);
     }
 
+    /** What holds the safe time of a table back (status's {@code held_by}), or null when nothing is named. */
+    public String safeTimeHeldBy(io.cassandragsi.schema.TableDef table) {
+        SafeTime.Source held = consumer.safeTime().heldBy(table.maintenance());
+        return held == null ? null : held.name() + " (" + held.state() + ")";
+    }
+
     /**
      * The horizon of anti-entropy for a table (docs/design.md section 9.3): its safe time (ms), or
      * {@code Long.MIN_VALUE} while not known; without quorum reads of the queue, a minute ago.

@@ -394,4 +394,28 @@ class HttpApiHardeningTest {
             }
         }
     }
+
+    @Test
+    void should_pass_fresh_and_max_wait_and_answer_503_with_retry_after_when_a_fresh_read_waited_too_long() throws Exception {
+        List<IndexReader.Query> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        HttpApi api = new HttpApi(new HttpConfig("127.0.0.1", 0, null, false), FAST, q -> {
+            seen.add(q);
+            return CompletableFuture.failedFuture(ReadException.freshTimeout("the safe time of ks.t is 2500 ms behind; held back by shard 1", 3));
+        }, Map::of, () -> "", null);
+        apis.add(api);
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + api.port() + GOOD + "?fresh=true&max_wait=250ms")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(r.headers().firstValue("Retry-After")).hasValue("3");
+        assertThat(r.body()).contains("fresh_timeout").contains("held back by shard 1");
+        assertThat(seen).singleElement().satisfies(q -> {
+            assertThat(q.freshRead()).isTrue();
+            assertThat(q.maxWait()).isEqualTo(Duration.ofMillis(250));
+        });
+        assertJsonError(get(api.port(), GOOD + "?fresh=true&max_wait=soon", ""), 400, "bad_fresh", "max_wait");
+        assertJsonError(get(api.port(), GOOD + "?fresh=maybe", ""), 400, "fresh must be true or false");
+        assertThat(get(api.port(), GOOD + "?fresh=true&max_wait=2", "").status()).isEqualTo(503);
+        assertThat(seen.get(seen.size() - 1).maxWait()).as("a bare number is milliseconds").isEqualTo(Duration.ofMillis(2));
+    }
 }

@@ -118,4 +118,36 @@ class ReadRequestTest {
         assertThat(parse(DEF, q.withWindow(T1, null)).canonical(at)).isNotEqualTo(moment)
                 .isNotEqualTo(parse(DEF, q.withWindow(T2, null)).canonical(at));
     }
+
+    @Test
+    void should_answer_400_naming_both_when_a_fresh_read_comes_with_as_of_a_window_or_consistent() {
+        IndexReader.Query fresh = IndexReader.Query.of("ks", "revisions", "by_length", "7").fresh();
+        assertThat(parse(DEF, fresh).fresh()).isTrue();
+        assertThat(parse(DEF, fresh).fixedTime()).as("as of the moment it arrives, fixed by the reader").isNull();
+        for (IndexReader.Query q : java.util.List.of(fresh.withAsOf(T1), fresh.withAsOf("safe"), fresh.withWindow(T1, null), fresh.withConsistent(true))) {
+            ReadException e = org.junit.jupiter.api.Assertions.assertThrows(ReadException.class, () -> parse(DEF, q));
+            assertThat(e.error()).isEqualTo("bad_fresh");
+            assertThat(e.detail()).contains("fresh=true").containsAnyOf("as_of", "ts_ge", "consistent=true");
+        }
+        assertThat(status(DEF, IndexReader.Query.of("ks", "revisions", "by_length", "7").withMaxWait(java.time.Duration.ofSeconds(1))))
+                .as("max_wait without fresh=true").isEqualTo(400);
+        assertThat(status(DEF, fresh.withMaxWait(java.time.Duration.ofMillis(-1)))).as("a negative max_wait").isEqualTo(400);
+        assertThat(status(USERS, IndexReader.Query.of("app", "users", "by_email", "a@b").fresh())).as("unversioned tables too").isEqualTo(200);
+    }
+
+    @Test
+    void should_wait_at_most_the_lower_of_max_wait_and_the_timeout_when_a_read_is_fresh() {
+        java.time.Duration timeout = java.time.Duration.ofSeconds(2);
+        IndexReader.Query fresh = IndexReader.Query.of("ks", "revisions", "by_length", "7").fresh();
+        assertThat(parse(DEF, fresh).maxWait(timeout)).isEqualTo(timeout);
+        assertThat(parse(DEF, fresh.withMaxWait(java.time.Duration.ofMillis(300))).maxWait(timeout)).isEqualTo(java.time.Duration.ofMillis(300));
+        assertThat(parse(DEF, fresh.withMaxWait(java.time.Duration.ofSeconds(9))).maxWait(timeout)).as("max_wait only lowers it").isEqualTo(timeout);
+    }
+
+    @Test
+    void should_bind_tokens_of_a_fresh_read_to_fresh_reads_only() {
+        java.util.UUID at = com.datastax.oss.driver.api.core.uuid.Uuids.timeBased();
+        IndexReader.Query plain = IndexReader.Query.of("ks", "revisions", "by_length", "7");
+        assertThat(parse(DEF, plain.fresh()).canonical(at)).isNotEqualTo(parse(DEF, plain).canonical(at));
+    }
 }
