@@ -83,10 +83,14 @@ class EventualIndexingIT {
      * not yet indexed when their coordinator is killed with kill -9 (its maintainer made to wait 4 s
      * before each write, so that hundreds are pending) are indexed again from the node's own CDC log
      * once it is back, with anti-entropy off: the index equals the oracle of what the base holds.
-     * On a node of its own, so that the suite's node is never killed.
+     * Then the CDC space limit (4 MiB of 1-MiB segments here) is reached under load while the
+     * maintainer holds every write 4 s: Cassandra drops kept segments rather than refuse a write
+     * ({@code cdc_block_writes: false}), the backstop counts and logs each loss, no client write
+     * fails, and the index still converges (the maintainer that holds the writes is alive). On a
+     * node of its own, so that the suite's node is never killed.
      */
     @Test
-    void should_index_the_writes_a_killed_coordinator_had_not_indexed_from_its_commit_log() throws Exception {
+    void should_index_the_writes_a_killed_coordinator_had_not_indexed_and_never_fail_a_write_when_cdc_space_runs_out() throws Exception {
         Assumptions.assumeTrue(SharedCluster.isLocal(), "kills a node of its own");
         long seed = RepairServiceIT.seed();
         System.out.println("EventualIndexingIT kill seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
@@ -95,6 +99,7 @@ class EventualIndexingIT {
         String rf1 = "{'class': 'SimpleStrategy', 'replication_factor': 1}";
         try (LocalCluster cluster = LocalCluster.builder().nodes(1).workDir(Path.of("target", "it-eventual-kill")).firstAddress("127.0.7.1")
                 .jmxPortBase(7799).heap("768M").triggerJar(jar).jvmOption("-Dgsi.maintainer.settle_ms=4000")
+                .yaml("cdc_total_space", "4MiB").yaml("commitlog_segment_size", "1MiB")
                 .startupTimeout(Duration.ofMinutes(3)).build()) {
             cluster.start();
             try (CqlSession session = CqlSession.builder().addContactPoints(cluster.contactPoints()).withLocalDatacenter(cluster.localDatacenter())
@@ -144,8 +149,47 @@ class EventualIndexingIT {
                         assertThat(e.getValue().clean()).as("seed %d index %s after kill -9: %s", seed, e.getKey(), e.getValue()).isTrue();
                     }
                     assertThat(replayed).as("the backstop replayed the killed epoch").contains("stopped without retiring");
+
+                    fillCdcSpace(session, def, seed);
+                    run.oracleFromBase(com.datastax.oss.driver.api.core.ConsistencyLevel.ALL);
+                    Map<String, HistoryRun.Drift> after = RepairServiceIT.awaitConverged(run, 120_000);
+                    String lost = Files.readAllLines(cluster.nodeLog(0)).stream().filter(l -> l.contains("Cassandra dropped CDC segment"))
+                            .findFirst().orElse("(no segment dropped)");
+                    System.out.printf("seed %d after the CDC space ran out: %s; node log: %s%n", seed, after, lost);
+                    assertThat(lost).as("the space limit was reached and the loss logged").contains("before every maintainer had passed it");
+                    for (Map.Entry<String, HistoryRun.Drift> e : after.entrySet()) {
+                        assertThat(e.getValue().clean()).as("seed %d index %s after the CDC space ran out: %s", seed, e.getKey(), e.getValue())
+                                .isTrue();
+                    }
                 }
             }
         }
+    }
+
+    /**
+     * About 12 MiB of base writes (3,000 rows of 4 KB) at LOCAL_QUORUM from four writers, far more
+     * than the 4 MiB of CDC space the 4-s hold keeps: each must be acknowledged (a write refused for
+     * CDC space would throw here).
+     */
+    private static void fillCdcSpace(CqlSession session, TableDef def, long seed) throws Exception {
+        var insert = session.prepare("INSERT INTO " + def.keyspace() + ".revisions (key, tid, length, value) VALUES (?, now(), ?, ?)");
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        List<java.util.concurrent.Future<?>> writers = new ArrayList<>();
+        for (int w = 0; w < 4; w++) {
+            java.util.Random rnd = new java.util.Random(seed * 17 + w);
+            writers.add(pool.submit(() -> {
+                for (int i = 0; i < 750; i++) {
+                    char[] value = new char[4096];
+                    java.util.Arrays.fill(value, (char) ('a' + rnd.nextInt(26)));
+                    session.execute(insert.bind("big" + rnd.nextInt(200), java.math.BigInteger.valueOf(rnd.nextInt(4)), new String(value))
+                            .setConsistencyLevel(com.datastax.oss.driver.api.core.ConsistencyLevel.LOCAL_QUORUM));
+                }
+                return null;
+            }));
+        }
+        for (java.util.concurrent.Future<?> f : writers) {
+            f.get(); // a write that failed fails the test
+        }
+        pool.shutdown();
     }
 }
