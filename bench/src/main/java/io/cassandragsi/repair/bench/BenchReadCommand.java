@@ -209,6 +209,11 @@ public final class BenchReadCommand implements Callable<Integer> {
                     queries.add(new Query("gsi-http-safe" + tag, () -> get(url + "&as_of=safe")));
                     IndexReader.Query safe = q.withAsOf("safe");
                     queries.add(new Query("gsi-java-safe" + tag, () -> CompletableFuture.completedFuture(reader.read(safe))));
+                    if (limit == 10 && v == HOT) { // a fresh read waits about the safe time's lag: one shape is enough to see it
+                        queries.add(new Query("gsi-http-fresh" + tag, () -> get(url + "&fresh=true")));
+                        IndexReader.Query fresh = q.fresh();
+                        queries.add(new Query("gsi-java-fresh" + tag, () -> CompletableFuture.completedFuture(reader.read(fresh))));
+                    }
                     int lim = limit;
                     BigInteger value = BigInteger.valueOf(v);
                     queries.add(new Query("mv-cql" + tag, () -> drain(node.session.executeAsync(mv.bind(value, lim)), BenchReadCommand::decodeBaseRow)));
