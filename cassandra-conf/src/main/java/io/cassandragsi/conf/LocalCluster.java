@@ -59,7 +59,7 @@ public final class LocalCluster implements AutoCloseable {
         this.nodes = List.copyOf(specs);
         NodeLauncher launcher = new NodeLauncher(clusterName, b.heap, List.copyOf(b.triggerJars),
                 Collections.unmodifiableMap(new LinkedHashMap<>(b.yamlOverrides)), List.copyOf(b.jvmOptions), nodes.get(0));
-        this.processes = new NodeProcesses(nodes, clusterName, launcher, b.reuseData, b.startupTimeout, b.access);
+        this.processes = new NodeProcesses(nodes, clusterName, launcher, b.reuseData, b.startupTimeout, b.startDeadline, b.access);
     }
 
     public static Builder builder() {
@@ -82,7 +82,15 @@ public final class LocalCluster implements AutoCloseable {
      * waits until it answers CQL and the running nodes see each other; does nothing if it runs.
      */
     public void start(int node) {
-        processes.start(node);
+        processes.start(node, null);
+    }
+
+    /**
+     * Starts one node, waiting while it makes progress; past {@code timeout} (null: the builder's
+     * {@code startDeadline}) a {@link StillStartingException}, the node left running.
+     */
+    public void start(int node, Duration timeout) {
+        processes.start(node, timeout);
     }
 
     /** Stops every node cleanly: SIGTERM to all, then waits for each, killing it after a minute. */
@@ -232,6 +240,7 @@ public final class LocalCluster implements AutoCloseable {
         private final List<String> jvmOptions = new ArrayList<>();
         private boolean reuseData;
         private Duration startupTimeout = Duration.ofSeconds(120);
+        private Duration startDeadline;
         private ClientAccess access = ClientAccess.plain();
         private Path tlsDir;
         private TlsMaterial tls;
@@ -352,12 +361,28 @@ public final class LocalCluster implements AutoCloseable {
             return this;
         }
 
-        /** How long a node may take to answer CQL, and the cluster to form (default 120 s). */
+        /**
+         * How long a starting node may go without any of its logs growing before it is taken for
+         * stuck and stopped (default 120 s; a node that makes progress is waited for as long as it
+         * takes), and how long the cluster may take to form once its nodes answer.
+         */
         public Builder startupTimeout(Duration timeout) {
             if (timeout.isNegative() || timeout.isZero()) {
                 throw new IllegalArgumentException("startup timeout must be positive, got " + timeout);
             }
             this.startupTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * A bound on each node's start (default none): past it the start fails with a {@link
+         * StillStartingException} and the node is left running, since it may still be starting.
+         */
+        public Builder startDeadline(Duration deadline) {
+            if (deadline != null && (deadline.isNegative() || deadline.isZero())) {
+                throw new IllegalArgumentException("start deadline must be positive, got " + deadline);
+            }
+            this.startDeadline = deadline;
             return this;
         }
 

@@ -30,7 +30,10 @@ final class NodeProcesses {
     private final String clusterName;
     private final NodeLauncher launcher;
     private final boolean reuseData;
+    /** How long a starting node may show no progress (no log grows) before it is taken for stuck. */
     private final Duration startupTimeout;
+    /** A bound on a node's whole start, or null: as long as it makes progress. */
+    private final Duration startDeadline;
     private volatile ClientAccess access;
 
     /** Read by the shutdown hook without the lock. */
@@ -43,12 +46,13 @@ final class NodeProcesses {
     private List<String> jvmOptions;
 
     NodeProcesses(List<NodeSpec> nodes, String clusterName, NodeLauncher launcher, boolean reuseData, Duration startupTimeout,
-            ClientAccess access) {
+            Duration startDeadline, ClientAccess access) {
         this.nodes = nodes;
         this.clusterName = clusterName;
         this.launcher = launcher;
         this.reuseData = reuseData;
         this.startupTimeout = startupTimeout;
+        this.startDeadline = startDeadline;
         this.access = access;
         this.processes = new AtomicReferenceArray<>(nodes.size());
         this.startupTimes = new Duration[nodes.size()];
@@ -74,11 +78,13 @@ final class NodeProcesses {
         try {
             for (NodeSpec node : nodes) {
                 if (!isRunning(node.index())) {
-                    launch(node);
+                    launch(node, startDeadline);
                     started.add(node.index());
                 }
             }
             awaitClusterView();
+        } catch (StillStartingException e) {
+            throw e; // it showed progress: left running, never stopped because a bound passed
         } catch (RuntimeException e) {
             started.forEach(this::destroyForcibly);
             throw e;
@@ -93,16 +99,18 @@ final class NodeProcesses {
                 contactPoints());
     }
 
-    /** {@link LocalCluster#start(int)}. */
-    synchronized void start(int node) {
+    /** {@link LocalCluster#start(int, Duration)}. */
+    synchronized void start(int node, Duration timeout) {
         NodeSpec spec = spec(node);
         prepared = true;
         if (isRunning(node)) {
             return;
         }
         try {
-            launch(spec);
+            launch(spec, timeout == null ? startDeadline : timeout);
             awaitClusterView();
+        } catch (StillStartingException e) {
+            throw e; // it showed progress: left running, never stopped because a bound passed
         } catch (RuntimeException e) {
             destroyForcibly(node);
             throw e;
@@ -184,7 +192,7 @@ final class NodeProcesses {
         return nodes.get(node);
     }
 
-    private void launch(NodeSpec node) {
+    private void launch(NodeSpec node, Duration deadline) {
         launcher.prepare(node);
         List<String> cmd = launcher.daemonCommand(node, jvmOptions(), classpath());
         Instant launched = Instant.now();
@@ -194,8 +202,7 @@ final class NodeProcesses {
         addShutdownHook();
         LOG.info("Starting {} on {} (pid {}), logs in {}", node.name(), node.host(), process.pid(),
                 node.logsDir());
-        Readiness.Answer answer =
-                Readiness.awaitCql(node, process, access, Instant.now().plus(startupTimeout));
+        Readiness.Answer answer = Readiness.awaitCql(node, process, access, new StartWait(startupTimeout, deadline, Instant.now()));
         Duration took = Duration.ofNanos(answer.nanoTime() - begin);
         startupTimes[node.index()] = took;
         LOG.info("{} ({}) answered CQL {} s after launch (Cassandra {})", node.name(), node.host(),

@@ -28,6 +28,7 @@ import javax.management.remote.JMXServiceURL;
 
 /** Waits for nodes by asking them, never by sleeping a fixed time. */
 final class Readiness {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LocalCluster.class);
     private static final Duration POLL = Duration.ofMillis(200);
     private static final int TAIL_LINES = 40;
 
@@ -46,25 +47,34 @@ final class Readiness {
     /** A node's first CQL answer: its release version, and {@link System#nanoTime()} when it came. */
     record Answer(String releaseVersion, long nanoTime) {}
 
+    /** How often a node still starting says what it does. */
+    private static final Duration REPORT_EVERY = Duration.ofSeconds(15);
+
     /**
-     * Waits until the node answers {@code SELECT release_version FROM system.local} over CQL; fails
-     * at once if the process exits, or at the deadline.
+     * Waits until the node answers {@code SELECT release_version FROM system.local} over CQL, as long
+     * as its process lives and its logs advance ({@link StartWait}); fails at once if the process
+     * exits. Every 15 s it logs what the node's log last said (commit log replay, joining, ...).
      */
-    static Answer awaitCql(NodeSpec node, Process process, ClientAccess access, Instant deadline) {
+    static Answer awaitCql(NodeSpec node, Process process, ClientAccess access, StartWait wait) {
         DriverException last = null;
+        Instant start = Instant.now();
+        Instant nextReport = start.plus(REPORT_EVERY);
         while (true) {
             failIfExited(node, process, "while starting");
-            if (Instant.now().isAfter(deadline)) {
-                throw new LocalClusterException(
-                        node.name()
-                                + " ("
-                                + node.host()
-                                + ") did not answer CQL on port "
-                                + node.nativePort()
-                                + " before the deadline"
-                                + (last == null ? "" : " (last error: " + last.getMessage() + ")")
-                                + "\n"
-                                + Logs.nodeTails(node, TAIL_LINES));
+            Instant now = Instant.now();
+            StartWait.Verdict verdict = wait.observe(StartWait.logBytes(node), now);
+            if (verdict != StartWait.Verdict.WAIT) {
+                String message = node.name() + " (" + node.host() + ") did not answer CQL on port " + node.nativePort()
+                        + (verdict == StartWait.Verdict.STALLED
+                                ? ": its logs have not grown for " + wait.silentFor(now).toSeconds() + " s, it looks stuck"
+                                : " within the time asked for; it is left running and may still be starting")
+                        + (last == null ? "" : " (last error: " + last.getMessage() + ")") + "\n" + Logs.nodeTails(node, TAIL_LINES);
+                throw verdict == StartWait.Verdict.STALLED ? new LocalClusterException(message) : new StillStartingException(message);
+            }
+            if (now.isAfter(nextReport)) {
+                nextReport = now.plus(REPORT_EVERY);
+                LOG.info("{} still starting after {} s; its log: {}", node.name(), Duration.between(start, now).toSeconds(),
+                        Logs.tail(node.systemLog(), 1).strip());
             }
             if (isListening(node.nativeEndpoint())) {
                 try (CqlSession session = connect(node, access)) {

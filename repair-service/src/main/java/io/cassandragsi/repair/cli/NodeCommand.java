@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "node", mixinStandardHelpOptions = true,
         description = {"Act on node N of the running ./gsi up from another terminal: status lists its nodes; kill N kills node N"
                 + " hard (kill -9, as a crash would); stop N stops it cleanly; start N starts it again on its data and waits until"
-                + " it answers CQL. Nodes are numbered from 0, as ./gsi up names them (node0, node1, node2). ./gsi up keeps"
+                + " it answers CQL, as long as its logs advance (a long commit log replay included), saying every 15 s what it does."
+                + " Nodes are numbered from 0, as ./gsi up names them (node0, node1, node2). ./gsi up keeps"
                 + " running while a node is down this way."})
 public final class NodeCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "ACTION", description = "status, kill, stop or start.")
@@ -31,6 +32,10 @@ public final class NodeCommand implements Callable<Integer> {
 
     @Parameters(index = "1", arity = "0..1", paramLabel = "N", description = "The node (not for status).")
     String node;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", description = "With start: give up waiting after this long; the node is"
+            + " left running, since it may still be starting (default: wait while it makes progress).")
+    Long timeout;
 
     @Option(names = "--work", paramLabel = "DIR", description = "The work directory of that ./gsi up (default: target/gsi-up in the repository).")
     Path work;
@@ -54,11 +59,14 @@ public final class NodeCommand implements Callable<Integer> {
         if (control.length != 2) {
             throw new CommandFailedException(file + " is not what ./gsi up writes (port and token)");
         }
-        String request = control[1] + " " + action + (node == null ? "" : " " + node);
+        if (timeout != null && (!action.equals("start") || timeout <= 0)) {
+            throw new CommandFailedException("--timeout takes a positive number of seconds, and goes with start only");
+        }
+        String request = control[1] + " " + action + (node == null ? "" : " " + node) + (timeout == null ? "" : " " + timeout);
         PrintWriter out = spec.commandLine().getOut();
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(control[0])), 5_000);
-            s.setSoTimeout(15 * 60_000); // starting a node waits until it answers
+            s.setSoTimeout(0); // starting a node waits while it makes progress, as long as that takes
             s.getOutputStream().write((request + "\n").getBytes(StandardCharsets.UTF_8));
             s.getOutputStream().flush();
             BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));

@@ -47,7 +47,8 @@ final class NodeControl implements AutoCloseable {
 
         void stop(int node);
 
-        void start(int node);
+        /** Starts the node and waits while it makes progress; {@code timeout} (null: none) bounds the wait, the node left running. */
+        void start(int node, java.time.Duration timeout);
     }
 
     private final Nodes nodes;
@@ -96,13 +97,24 @@ final class NodeControl implements AutoCloseable {
             return "error unknown action '" + verb + "': use status, kill N, stop N or start N\n";
         }
         int node;
+        java.time.Duration timeout = null;
         try {
-            if (words.length != 3) {
+            if (words.length != 3 && !(verb.equals("start") && words.length == 4)) {
                 throw new NumberFormatException();
             }
             node = Integer.parseInt(words[2]);
         } catch (NumberFormatException e) {
             return "error " + verb + " needs one node number, 0 to " + (nodes.size() - 1) + "\n";
+        }
+        if (words.length == 4) {
+            try {
+                timeout = java.time.Duration.ofSeconds(Long.parseLong(words[3]));
+                if (timeout.isNegative() || timeout.isZero()) {
+                    throw new NumberFormatException();
+                }
+            } catch (NumberFormatException e) {
+                return "error the timeout of start must be a positive number of seconds, not '" + words[3] + "'\n";
+            }
         }
         if (node < 0 || node >= nodes.size()) {
             return "error no node " + node + ": this ./gsi up has node0" + (nodes.size() > 1 ? " to node" + (nodes.size() - 1) : "")
@@ -119,7 +131,7 @@ final class NodeControl implements AutoCloseable {
                     nodes.stop(node);
                 }
                 default -> {
-                    nodes.start(node);
+                    nodes.start(node, timeout);
                     downOnPurpose.remove(node);
                 }
             }

@@ -191,8 +191,8 @@ public final class UpCommand implements Callable<Integer> {
             }
 
             @Override
-            public void start(int node) {
-                cluster.start(node);
+            public void start(int node, java.time.Duration timeout) {
+                cluster.start(node, timeout);
             }
         };
     }

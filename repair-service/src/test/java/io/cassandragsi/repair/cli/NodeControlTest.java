@@ -46,8 +46,8 @@ class NodeControlTest {
         }
 
         @Override
-        public void start(int node) {
-            actions.add("start " + node);
+        public void start(int node, java.time.Duration timeout) {
+            actions.add("start " + node + (timeout == null ? "" : " within " + timeout.toSeconds() + " s"));
             running[node] = true;
         }
     }
@@ -101,5 +101,14 @@ class NodeControlTest {
                 }).execute("status", "--work", dir.toString());
         assertThat(code).isEqualTo(1);
         assertThat(err.toString()).contains("no ./gsi up is running with the work directory");
+    }
+
+    @Test
+    void should_pass_a_start_timeout_when_one_is_given_and_refuse_a_bad_one() {
+        assertThat(control.handle("t0k3n start 1 300")).startsWith("ok\n");
+        assertThat(control.handle("t0k3n start 1 0")).startsWith("error the timeout of start must be a positive number of seconds");
+        assertThat(control.handle("t0k3n start 1 soon")).startsWith("error the timeout of start");
+        assertThat(control.handle("t0k3n kill 1 300")).startsWith("error kill needs one node number");
+        assertThat(nodes.actions).containsExactly("start 1 within 300 s");
     }
 }
