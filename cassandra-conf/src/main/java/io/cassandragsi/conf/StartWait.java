@@ -8,7 +8,7 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * How long a starting node is waited for (docs/deployment.md, local clusters): as long as its
+ * How long a starting node is waited for (docs/design.md section 10): as long as its
  * process lives and its logs advance. A node replaying a long commit log after kill -9, or joining
  * while writers load the cluster, can take minutes; a fixed deadline gave up on such nodes (and
  * stopped them). It is taken for stalled only when none of its logs grew for {@code stall}, and
