@@ -82,6 +82,8 @@ class FreshReadIT {
             ReadException lower = org.junit.jupiter.api.Assertions.assertThrows(ReadException.class,
                     () -> reader.read(IndexReader.Query.of(def.keyspace(), "revisions", "by_length", "1").fresh().withMaxWait(Duration.ZERO)));
             assertThat(lower.detail()).as("max_wait lowers the bound").contains("after 0 ms of waiting");
+            assertThat(reader.freshReads.sum()).isEqualTo(2);
+            assertThat(reader.freshTimeouts.sum()).as("gsi_reads_fresh_timeouts").isEqualTo(2);
         }
     }
 
@@ -127,6 +129,8 @@ class FreshReadIT {
                 f.get();
             }
             pool.shutdown();
+            assertThat(reader.freshReads.sum()).as("first pages of fresh reads").isGreaterThanOrEqualTo(WRITERS * WRITES);
+            assertThat(reader.freshTimeouts.sum()).as("fresh reads that waited past 10 s").isZero();
         }
         List<Long> sorted = new ArrayList<>(waits);
         Collections.sort(sorted);

@@ -84,6 +84,9 @@ public final class IndexReader implements AutoCloseable {
     public final LongAdder mergedReads = new LongAdder();
     /** First pages read again because a bucket they read was being sealed again meanwhile. */
     public final LongAdder resealedReads = new LongAdder();
+    /** Fresh reads (first pages) asked for, and those that waited past their bound for the safe time (503). */
+    public final LongAdder freshReads = new LongAdder();
+    public final LongAdder freshTimeouts = new LongAdder();
 
     /**
      * A query: path values (hash then range attributes), optional bounds on the next range
@@ -307,8 +310,12 @@ public final class IndexReader implements AutoCloseable {
                         + " read through its HTTP API (./gsi serve), or give this reader the service's safe times");
             }
             UUID arrived = Tids.maxAtTicks(Tids.ticks(arrival));
-            return freshWait.until(table.definition, arrival, request.maxWait(freshTimeout))
-                    .thenCompose(v -> page(query, table, plan, request, arrived));
+            freshReads.increment();
+            return freshWait.until(table.definition, arrival, request.maxWait(freshTimeout)).whenComplete((v, e) -> {
+                if (e != null) {
+                    freshTimeouts.increment();
+                }
+            }).thenCompose(v -> page(query, table, plan, request, arrived));
         }
         UUID asOf = request.fixedTime();
         // A read without as_of (or ts_lt) is as of now; its next pages keep the first page's query

@@ -127,6 +127,8 @@ public final class GsiServer implements AutoCloseable {
         counter("gsi_reads_bucketed", "index reads that paged through a sealed bucket instead of the index table", reader.bucketReads);
         counter("gsi_reads_bucket_merged", "window reads that merged several sealed buckets instead of reading the index table", reader.mergedReads);
         counter("gsi_reads_resealed", "first pages read again because a bucket they read was being sealed again meanwhile", reader.resealedReads);
+        counter("gsi_reads_fresh", "fresh reads (fresh=true) asked for", reader.freshReads);
+        counter("gsi_reads_fresh_timeouts", "fresh reads answered 503 because the safe time did not pass them within their bound", reader.freshTimeouts);
         Gauge.builder("gsi_lag_seconds", service.consumer(), c -> c.lagMillis() / 1000.0)
                 .description("age of the oldest marker read and not finished").register(registry);
         for (io.cassandragsi.schema.Maintenance mode : io.cassandragsi.schema.Maintenance.values()) {
