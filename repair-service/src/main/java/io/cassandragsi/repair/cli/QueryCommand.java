@@ -85,8 +85,19 @@ public final class QueryCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         CqlSession session = ConnectionOptions.open(config);
         ServiceStatus service = new ServiceStatus(config, url);
+        // a fresh read looks at the safe time every 10 ms: ask the service's /admin/status at most every 100 ms (its shards' poll)
+        java.util.Map<String, java.time.Instant> asked = new java.util.HashMap<>();
+        long[] askedAt = {0};
+        IndexReader.SafeTimes safeTimes = def -> {
+            String mode = def.maintenance().jsonName();
+            if (System.nanoTime() - askedAt[0] > 100_000_000L || !asked.containsKey(mode)) {
+                asked.put(mode, safeTime(service, def));
+                askedAt[0] = System.nanoTime();
+            }
+            return asked.get(mode);
+        };
         try (session; IndexReader reader = new IndexReader(session, new Catalog(session, config.projectKeyspace()), null, config.consistency().read(), null,
-                IndexReader.CHECK_CONCURRENCY, def -> safeTime(service, def), config.http().freshTimeout())) {
+                IndexReader.CHECK_CONCURRENCY, safeTimes, config.http().freshTimeout())) {
             IndexReader.Query q = new IndexReader.Query(target.keyspace(), target.table(), index, values, gt, ge, lt, le,
                     limit, null, consistent, asOf, from, until, fresh, maxWait == null ? null : java.time.Duration.ofMillis(maxWait));
             List<Map<String, Object>> items = new ArrayList<>();

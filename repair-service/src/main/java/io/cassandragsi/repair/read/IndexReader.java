@@ -312,8 +312,8 @@ public final class IndexReader implements AutoCloseable {
             UUID arrived = Tids.maxAtTicks(Tids.ticks(arrival));
             freshReads.increment();
             return freshWait.until(table.definition, arrival, request.maxWait(freshTimeout)).whenComplete((v, e) -> {
-                if (e != null) {
-                    freshTimeouts.increment();
+                if (e instanceof ReadException r && "fresh_timeout".equals(r.error())) {
+                    freshTimeouts.increment(); // not a reader closing, nor a failure of the safe time itself
                 }
             }).thenCompose(v -> page(query, table, plan, request, arrived));
         }
