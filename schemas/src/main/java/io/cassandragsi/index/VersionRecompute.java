@@ -222,12 +222,16 @@ public final class VersionRecompute {
      *       lose to that delete): its entry is written again. A version written again after its entry
      *       was deleted has a TS not above {@code _w}, so its marker makes the service recompute the
      *       row ({@link #needsRecompute});
+     *   <li>a remaining version whose entry reads as absent ({@code absent}) is written again: it may
+     *       have expired with the TTL of one write of the version while a later write of the version has
+     *       none (both wrote at its TS, and Cassandra keeps the expiring cell on that tie), and the
+     *       expired cell shadows every write at its TS (docs/design.md section 4.6);
      *   <li>a remaining version's key that the rows table does not record is recorded at {@code at}.
      * </ul>
      *
      * @param ascending the versions that remain, ascending
      * @param recorded each recorded entry key of this index (the rows table's {@code _vkeys}) and its write time
-     * @param absent the gone keys whose entries read as absent before this recompute
+     * @param absent the keys whose entries read as absent before this recompute: gone keys, and keys of remaining versions
      * @param recomputedAt the highest timestamp an earlier recompute wrote at (Long.MIN_VALUE: none)
      * @param unseenGone false: a gone key whose write time is no remaining version's TS is left
      *     alone (its version may be in flight, see {@link #recompute}); true: its version went away
@@ -267,7 +271,10 @@ public final class VersionRecompute {
                 continue;
             }
             long ts = WriteTimestamps.ofSerialized(v.get(plan.tidAttribute()));
-            if (recomputedAt != Long.MIN_VALUE && ts <= recomputedAt) {
+            if ((recomputedAt != Long.MIN_VALUE && ts <= recomputedAt) || absent.contains(key)) {
+                // an entry deleted by an earlier recompute, or one that reads as absent though its version remains: it
+                // expired with the TTL of one write of the version while a later write of it has none (both wrote at
+                // its TS, and the expiring cell wins that tie), so only a write above its TS brings it back
                 again.add(v);
             }
             if (!recorded.containsKey(key)) {

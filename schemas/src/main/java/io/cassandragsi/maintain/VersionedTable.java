@@ -301,15 +301,23 @@ public final class VersionedTable implements TableKind {
 
     /**
      * The per-version indexes' part of a row's recompute ({@link VersionRecompute#perVersion}):
-     * reads whether the entries of the keys no remaining version has are still there.
+     * reads whether the entries of the keys no remaining version has are still there, and whether
+     * those of the remaining versions are.
      */
     private List<VersionRecompute.PerVersion> perVersion(List<Version> remaining, RowRecord record, boolean unseenGone) {
         List<VersionRecompute.PerVersion> out = new ArrayList<>();
         for (IndexPlan index : plan.indexes()) {
             if (index.perVersion()) {
                 Map<List<ByteBuffer>, Long> keys = record.versionKeys(index.index().name());
-                List<List<ByteBuffer>> gone = VersionRecompute.gone(plan, index, remaining, keys);
-                Set<List<ByteBuffer>> absent = gone.isEmpty() ? Set.of() : entries.absent(index, gone).join();
+                // the gone keys' entries, and those of the remaining versions (one may have expired though its version remains)
+                Set<List<ByteBuffer>> read = new LinkedHashSet<>(VersionRecompute.gone(plan, index, remaining, keys));
+                for (Version v : remaining) {
+                    List<ByteBuffer> key = plan.entryKey(index, v);
+                    if (key != null) {
+                        read.add(key);
+                    }
+                }
+                Set<List<ByteBuffer>> absent = read.isEmpty() ? Set.of() : entries.absent(index, read).join();
                 VersionRecompute.PerVersion pv = VersionRecompute.perVersion(plan, index, remaining, keys, absent, record.written(), unseenGone);
                 if (pv.highest() != Long.MIN_VALUE) {
                     out.add(pv);
