@@ -54,13 +54,18 @@ public final class RowReconcile {
      * An entry as the index holds it: {@code tid} null when it has none (expired, or never
      * written), {@code deleted} null when never marked; per projection the value and its write
      * timestamp (TS), or null and {@link Long#MIN_VALUE}; likewise the write timestamps of {@code _tid}
-     * and {@code _deleted}.
+     * and {@code _deleted}; {@code tidTtl} the seconds {@code _tid} has left, 0 when it does not expire.
      */
     public record EntryState(ByteBuffer tid, ByteBuffer deleted, ByteBuffer[] proj, long[] projTimestamp, long tidTimestamp,
-            long deletedTimestamp) {
+            long deletedTimestamp, int tidTtl) {
         /** An entry whose {@code _tid} and {@code _deleted} write timestamps are not known (not needed). */
         public EntryState(ByteBuffer tid, ByteBuffer deleted, ByteBuffer[] proj, long[] projTimestamp) {
             this(tid, deleted, proj, projTimestamp, Long.MIN_VALUE, Long.MIN_VALUE);
+        }
+
+        /** An entry whose {@code _tid} does not expire (or whose TTL is not known: not needed). */
+        public EntryState(ByteBuffer tid, ByteBuffer deleted, ByteBuffer[] proj, long[] projTimestamp, long tidTimestamp, long deletedTimestamp) {
+            this(tid, deleted, proj, projTimestamp, tidTimestamp, deletedTimestamp, 0);
         }
 
         public boolean matches() {
@@ -96,6 +101,8 @@ public final class RowReconcile {
      * shownUpTo} was written by a write whose base cells may not be visible yet, and a mark would
      * hide it once they are. Such an entry is left to that write's own marker, which the service
      * reconciles only once the rows table shows the write ({@link Long#MAX_VALUE}: no such entry).
+     * Likewise a projection written after {@code shownUpTo} is not deleted when the base has no live
+     * cell for it: its base cell may be landing.
      */
     public static List<TablePlan.IndexWrite> reconcile(TablePlan plan, IndexPlan index, BaseRow row, Collection<List<ByteBuffer>> candidates,
             Map<List<ByteBuffer>, EntryState> entries, long stopHint, long shownUpTo) {
@@ -121,18 +128,21 @@ public final class RowReconcile {
             if (e != null && e.deleted() != null && ticks(e.deleted()) >= tidTicks) {
                 tidTicks = ticks(e.deleted()) + 1; // matches again while marked: a _tid after the mark
             }
+            long at = tidAt(e, tidTicks, ttl, candidates.contains(current));
             int[] projAttrs = index.projAttributes();
             TablePlan.ProjCell[] proj = new TablePlan.ProjCell[projAttrs.length];
             for (int i = 0; i < projAttrs.length; i++) {
                 BaseCell c = row.cells()[projAttrs[i]];
                 if (c.value() != null) {
                     proj[i] = new TablePlan.ProjCell(c.value(), ticksOfMicros(c.writetime()), c.ttl() > 0 ? c.ttl() + 1 : 0);
-                } else if (e != null && e.proj()[i] != null) {
-                    // the base has no live cell: delete the entry's at exactly its timestamp (a tombstone wins the tie)
+                } else if (e != null && e.proj()[i] != null && (shownUpTo == Long.MAX_VALUE || Math.floorDiv(e.projTimestamp()[i], 10L) <= shownUpTo)) {
+                    // the base has no live cell: delete the entry's at exactly its timestamp (a tombstone wins the tie).
+                    // Not one written after every write the rows table shows: its write's base cell may still be landing,
+                    // and that tombstone would shadow the cell for good (docs/design.md section 4.3)
                     proj[i] = new TablePlan.ProjCell(null, e.projTimestamp()[i], 0);
                 }
             }
-            out.add(new TablePlan.Reconciled(index, current, Tids.bytes(Tids.minAtTicks(tidTicks)), tidTicks, ttl, proj));
+            out.add(new TablePlan.Reconciled(index, current, Tids.bytes(Tids.minAtTicks(tidTicks)), at, ttl, proj));
         }
         for (List<ByteBuffer> key : candidates) {
             if (key.equals(current)) {
@@ -150,6 +160,34 @@ public final class RowReconcile {
             out.add(new TablePlan.MarkDeleted(index, key, Tids.bytes(Tids.minAtTicks(mark)), mark));
         }
         return out;
+    }
+
+    /**
+     * The timestamp to write the current key's {@code _tid} at (docs/design.md section 4.3): its own
+     * TS, {@code tidTicks}, unless the entry holds a {@code _tid} at that TS or a tick above it
+     * whose expiry would win Cassandra's tie against this write's. An entry's key cells can change
+     * their TTLs without its newest key cell changing (a key cell written again at an older client
+     * timestamp), and of two cells at one timestamp Cassandra keeps the expiring one (of two
+     * expiring ones, the later expiry): so a {@code _tid} that must stop expiring, or expire sooner,
+     * is written one tick above the one it replaces. A {@code _tid} of a key the rows table records
+     * ({@code recorded}) that reads as absent may have expired at its TS and still shadow it: one
+     * that must not expire goes a tick above.
+     */
+    static long tidAt(EntryState e, long tidTicks, int ttl, boolean recorded) {
+        if (e == null || e.tid() == null) {
+            return ttl == 0 && recorded ? tidTicks + 1 : tidTicks;
+        }
+        long held = e.tidTimestamp();
+        if (held < tidTicks || held > tidTicks + 8) {
+            return tidTicks; // another TS: last-write-wins decides by timestamp alone
+        }
+        if (ttl == 0) {
+            return e.tidTtl() > 0 ? held + 1 : tidTicks;
+        }
+        if (e.tidTtl() == 0) {
+            return held; // an expiring cell wins the tie
+        }
+        return e.tidTtl() > ttl ? held + 1 : held;
     }
 
     /**

@@ -62,10 +62,13 @@ public final class Reconcile {
                 newKeys.put(name, List.of(current));
                 newest = Math.max(newest, keyWritten);
             }
+            Set<List<ByteBuffer>> read = new LinkedHashSet<>(keys);
             if (current != null) {
-                keys.add(current);
+                read.add(current);
             }
-            perIndex.add(entries.entryStates(index, keys).thenApply(found -> new IndexResult(index, current,
+            // the candidates are the recorded keys alone: whether the current one is among them tells whether its entry
+            // may have been written, and expired (RowReconcile.tidAt)
+            perIndex.add(entries.entryStates(index, read).thenApply(found -> new IndexResult(index, current,
                     RowReconcile.reconcile(plan, index, row.cells(), keys, found, stopHint, shownUpTo), found, recorded)));
         }
         if (!newKeys.isEmpty()) {

@@ -60,8 +60,8 @@ public final class IndexTableCql {
 
     /**
      * An entry's state with its cells' write times (an index that keeps one entry per row): {@code
-     * _tid}, {@code _deleted}, their write times, then each projection and its write time; binds the
-     * entry key. Null for a per-version index.
+     * _tid}, {@code _deleted}, their write times, then each projection and its write time, then the
+     * seconds {@code _tid} has left (null: it does not expire); binds the entry key. Null for a per-version index.
      */
     public String entryState() {
         if (plan.perVersion()) {
@@ -73,6 +73,7 @@ public final class IndexTableCql {
             state.add(c.cqlName());
             state.add("WRITETIME(" + c.cqlName() + ")");
         }
+        state.add("TTL(" + Cql.quote(Index.TID_COLUMN) + ")");
         return "SELECT " + String.join(", ", state) + " FROM " + table + whereKey;
     }
 
@@ -84,8 +85,9 @@ public final class IndexTableCql {
             proj[i] = r.column(4 + 2 * i);
             ts[i] = proj[i] == null ? Long.MIN_VALUE : r.bigint(5 + 2 * i);
         }
+        int ttl = 4 + 2 * projSize;
         return new RowReconcile.EntryState(r.column(0), r.column(1), proj, ts, r.isNull(2) ? Long.MIN_VALUE : r.bigint(2),
-                r.isNull(3) ? Long.MIN_VALUE : r.bigint(3));
+                r.isNull(3) ? Long.MIN_VALUE : r.bigint(3), r.isNull(ttl) ? 0 : r.integer(ttl));
     }
 
     /**

@@ -35,8 +35,10 @@ import java.util.function.LongSupplier;
  */
 public final class MemoryEntries implements EntryReads {
     private final Map<IndexPlan, LwwTable> tables = new LinkedHashMap<>();
+    private final LongSupplier nowMillis;
 
     public MemoryEntries(List<IndexPlan> indexes, LongSupplier nowMillis) {
+        this.nowMillis = nowMillis;
         for (IndexPlan p : indexes) {
             tables.put(p, new LwwTable(nowMillis));
         }
@@ -120,8 +122,10 @@ public final class MemoryEntries implements EntryReads {
         }
         LwwTable.Cell tid = t.liveCell(key, null, Index.TID_COLUMN);
         LwwTable.Cell deleted = t.liveCell(key, null, Index.DELETED_COLUMN);
+        // TTL(): the whole seconds left, as Cassandra computes it (localDeletionTime - nowInSec)
+        int tidTtl = tid == null || !tid.isExpiring() ? 0 : (int) (tid.localDeletionTime() - Math.floorDiv(nowMillis.getAsLong(), 1000L));
         return new RowReconcile.EntryState(tid == null ? null : tid.value(), deleted == null ? null : deleted.value(), proj, ts,
-                tid == null ? Long.MIN_VALUE : tid.timestamp(), deleted == null ? Long.MIN_VALUE : deleted.timestamp());
+                tid == null ? Long.MIN_VALUE : tid.timestamp(), deleted == null ? Long.MIN_VALUE : deleted.timestamp(), tidTtl);
     }
 
     /** Of an index that keeps one entry per row (a per-version index has no state to read: {@code IndexTableCql.entryState} is null). */
