@@ -92,12 +92,26 @@ public final class UnversionedTable implements TableKind {
             // landing its entry (a coalesced group's older writes too); and when a reconcile of the row running at the
             // same time may miss this one's writes, or this one a write still landing (docs/design.md section 6.6)
             long oldest = WriteTimestamps.of(g.tidMin()) / 10;
-            outcome = g.cas() || record.written() > oldest || racing ? Outcome.AGAIN : Outcome.DONE;
+            outcome = g.cas() || record.written() > oldest || racing || tied(g, record, marked) ? Outcome.AGAIN : Outcome.DONE;
         }
         sink.write(writes, forget);
         counters.written(name, writes);
         counters.diffs.increment();
         return outcome;
+    }
+
+    /**
+     * Whether the rows table's newest write is at the group's timestamp but may be another write's
+     * (docs/design.md section 6.6): {@code _wid} names a write outside the group, or the group holds
+     * several writes at that one timestamp. Two writes of a row at one client timestamp tie, and
+     * the group's own may still be landing: the reconcile saw the row without it, and its pass a
+     * second later sees it. A rows table without {@code _wid} tells nothing: taken for the group's.
+     */
+    private static boolean tied(MarkerGroup g, RowRecord record, long marked) {
+        if (record.written() != marked || record.writtenBy() == null) {
+            return false;
+        }
+        return !g.markerIds().contains(record.writtenBy()) || new java.util.HashSet<>(g.markerIds()).size() > 1;
     }
 
     /**

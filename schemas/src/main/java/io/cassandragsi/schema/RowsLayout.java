@@ -19,6 +19,10 @@ import java.util.stream.Collectors;
  *       row the trigger saw (last-write-wins keeps the greatest), so that the service knows when a
  *       write is visible; on a versioned table, the highest TS a recompute of the row wrote at (a
  *       version not above it is recomputed, not diffed);
+ *   <li>{@value #WRITE_ID} (an unversioned table): the marker id of the write that set {@value
+ *       #WRITTEN}, written with it at its timestamp. Two writes of a row at one timestamp tie: the
+ *       greater id stays, so a write whose marker is read while {@value #WRITTEN} equals its
+ *       timestamp but names another write may still be landing (docs/design.md section 6.6);
  *   <li>{@value #PARTITION_WRITTEN} (static, when the row key has clustering columns): the same
  *       for range and partition deletes;
  *   <li>{@value #VERSION_KEYS} (a versioned table with an index that keeps an entry per version):
@@ -43,6 +47,7 @@ public final class RowsLayout {
     public static final String KEYS = "_keys";
     public static final String WRITTEN = "_w";
     public static final String PARTITION_WRITTEN = "_pw";
+    public static final String WRITE_ID = "_wid";
     public static final String VERSION_KEYS = "_vkeys";
     public static final String NEWEST_HI = "_whi";
     public static final String NEWEST_LO = "_wlo";
@@ -84,6 +89,16 @@ public final class RowsLayout {
                 + Cql.quote(NEWEST_LO) + " bigint);";
     }
 
+    /** True when the rows table has {@value #WRITE_ID}: the table is unversioned. */
+    public static boolean hasWriteId(TableDef def) {
+        return !def.versioned();
+    }
+
+    /** The statement that adds {@value #WRITE_ID} to a rows table made before it existed. */
+    public static String addWriteId(TableDef def) {
+        return "ALTER TABLE " + Cql.qualified(def.keyspace(), tableName(def.table())) + " ADD " + Cql.quote(WRITE_ID) + " timeuuid;";
+    }
+
     /** {@value #NEWEST_LO}'s value for a write at {@code w}: the greater value is the earlier write. */
     public static long newestLo(long w) {
         return Long.MAX_VALUE - w;
@@ -115,6 +130,9 @@ public final class RowsLayout {
         }
         if (hasVersionKeys(def)) {
             lines.add("  " + Cql.quote(VERSION_KEYS) + " set<blob>");
+        }
+        if (hasWriteId(def)) {
+            lines.add("  " + Cql.quote(WRITE_ID) + " timeuuid");
         }
         if (hasNewestWrites(def)) {
             lines.add("  " + Cql.quote(NEWEST_HI) + " bigint");

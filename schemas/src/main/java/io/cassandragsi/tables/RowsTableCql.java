@@ -1,5 +1,8 @@
 package io.cassandragsi.tables;
 
+import java.util.UUID;
+import io.cassandragsi.index.Tids;
+
 import io.cassandragsi.maintain.PartitionRecords;
 import io.cassandragsi.maintain.RowRecord;
 import io.cassandragsi.schema.Column;
@@ -33,6 +36,7 @@ public final class RowsTableCql {
     private final int rowKeySize;
     private final boolean hasClustering;
     private final boolean newestWrites;
+    private final boolean writeId;
     private final boolean versionKeys;
     private final String[] indexNames;
     private final ByteBuffer[] indexNameBytes;
@@ -52,6 +56,7 @@ public final class RowsTableCql {
         this.rowKeySize = rowKey.size();
         this.hasClustering = !def.clusteringPrefix().isEmpty();
         this.newestWrites = RowsLayout.hasNewestWrites(def);
+        this.writeId = RowsLayout.hasWriteId(def);
         this.versionKeys = RowsLayout.hasVersionKeys(def);
         this.table = Cql.qualified(def.keyspace(), RowsLayout.tableName(def.table()));
         String keys = Cql.quote(RowsLayout.KEYS);
@@ -59,7 +64,8 @@ public final class RowsTableCql {
         this.whereRow = " WHERE " + rowKey.stream().map(c -> c.cqlName() + " = ?").collect(Collectors.joining(" AND "));
         this.select = "SELECT " + rowKey.stream().map(Column::cqlName).collect(Collectors.joining(", ")) + ", " + keys + ", "
                 + Cql.quote(RowsLayout.WRITTEN) + ", WRITETIME(" + keys + ")"
-                + (newestWrites ? ", " + hi + ", " + Cql.quote(RowsLayout.NEWEST_LO) + ", WRITETIME(" + hi + ")" : "");
+                + (newestWrites ? ", " + hi + ", " + Cql.quote(RowsLayout.NEWEST_LO) + ", WRITETIME(" + hi + ")" : "")
+                + (writeId ? ", " + Cql.quote(RowsLayout.WRITE_ID) : "");
         String vkeys = Cql.quote(RowsLayout.VERSION_KEYS);
         this.selectVersionKeys = versionKeys ? ", " + vkeys + ", WRITETIME(" + vkeys + ")" : "";
     }
@@ -78,8 +84,9 @@ public final class RowsTableCql {
         return versionKeys ? rowKeySize + 3 + extra() : -1;
     }
 
+    /** The columns selected after {@code WRITETIME(_keys)}: {@code _whi}, {@code _wlo} and a write time (versioned), or {@code _wid}. */
     private int extra() {
-        return newestWrites ? 3 : 0;
+        return (newestWrites ? 3 : 0) + (writeId ? 1 : 0);
     }
 
     /** One row's record with its per-version keys; binds the row key. */
@@ -152,7 +159,9 @@ public final class RowsTableCql {
                 && r.bigint(rowKeySize + 3) != RowsLayout.newestLo(r.bigint(rowKeySize + 4))) {
             rewrittenAt = r.bigint(rowKeySize + 5);
         }
-        return new RowRecord(rowKey, keys, r.isNull(rowKeySize + 1) ? Long.MIN_VALUE : r.bigint(rowKeySize + 1), times, byVersion, rewrittenAt);
+        UUID writtenBy = writeId && !r.isNull(rowKeySize + 3) ? Tids.uuid(r.column(rowKeySize + 3)) : null;
+        return new RowRecord(rowKey, keys, r.isNull(rowKeySize + 1) ? Long.MIN_VALUE : r.bigint(rowKeySize + 1), times, byVersion, rewrittenAt,
+                writtenBy);
     }
 
     /** The elements of a set of entry keys per index name, with their write times into {@code times}. */

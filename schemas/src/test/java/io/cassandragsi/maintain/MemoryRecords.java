@@ -1,5 +1,9 @@
 package io.cassandragsi.maintain;
 
+import io.cassandragsi.index.Tids;
+
+import java.util.UUID;
+
 import io.cassandragsi.oracle.LwwTable;
 import io.cassandragsi.oracle.LwwTable.Cell;
 import io.cassandragsi.schema.Composite;
@@ -94,6 +98,12 @@ public final class MemoryRecords implements RecordReads {
     /** An unversioned write of the row at {@code w}: {@code _w = w} at {@code w}. */
     public void recordWritten(List<ByteBuffer> rowKey, long w) {
         table.merge(partitionOf(rowKey), clustering(rowKey), RowsLayout.WRITTEN, Cell.live(bigint(w), w));
+    }
+
+    /** An unversioned write of the row at {@code w} whose marker is {@code id}: {@code _w = w} and {@code _wid = id} at {@code w}. */
+    public void recordWritten(List<ByteBuffer> rowKey, long w, UUID id) {
+        recordWritten(rowKey, w);
+        table.merge(partitionOf(rowKey), clustering(rowKey), RowsLayout.WRITE_ID, Cell.live(Tids.bytes(id), w));
     }
 
     /**
@@ -205,7 +215,9 @@ public final class MemoryRecords implements RecordReads {
                 rewrittenAt = hi.timestamp();
             }
         }
-        return new RowRecord(rowKey, keys, w == null ? Long.MIN_VALUE : w.value().getLong(0), times, byVersion, rewrittenAt);
+        Cell id = table.liveCell(pk, ck, RowsLayout.WRITE_ID);
+        return new RowRecord(rowKey, keys, w == null ? Long.MIN_VALUE : w.value().getLong(0), times, byVersion, rewrittenAt,
+                id == null ? null : Tids.uuid(id.value()));
     }
 
     /** Set elements as entry keys per index name, each with its write time. */

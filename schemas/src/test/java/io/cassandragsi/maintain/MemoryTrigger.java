@@ -199,22 +199,23 @@ public final class MemoryTrigger {
         });
         TablePlan.Derivation d = plan.derive(new Version(carried, -1, bits(has)));
         Runnable baseWrite = stores.current.write(rowKey, cells, insert ? Cell.written(EMPTY, w, ttl, nowSec) : null);
-        Runnable record = () -> {
-            for (TablePlan.Entry e : d.entries()) {
-                stores.records.recordKey(rowKey, e.index().index().name(), e.key(), w, false);
-            }
-            stores.records.recordWritten(rowKey, w);
-        };
-        List<Runnable> entries = new ArrayList<>();
-        for (TablePlan.Entry e : d.entries()) {
-            entries.add(() -> mirror(e, cells));
-        }
         int flags = ttl > 0 ? QueueLayout.FLAG_DELETE : 0;
         if (!d.complete() || d.entries().size() < plan.indexes().size()) {
             flags |= QueueLayout.FLAG_PARTIAL;
         }
         UUID version = Tids.uuid(RowReconcile.tidOfMicros(w));
-        return new Batch(baseWrite, record, entries, marker(rowKey, version, version, flags), null, 0);
+        Marker marker = marker(rowKey, version, version, flags);
+        Runnable record = () -> {
+            for (TablePlan.Entry e : d.entries()) {
+                stores.records.recordKey(rowKey, e.index().index().name(), e.key(), w, false);
+            }
+            stores.records.recordWritten(rowKey, w, marker.id());
+        };
+        List<Runnable> entries = new ArrayList<>();
+        for (TablePlan.Entry e : d.entries()) {
+            entries.add(() -> mirror(e, cells));
+        }
+        return new Batch(baseWrite, record, entries, marker, null, 0);
     }
 
     private static BitSet bits(boolean[] has) {
@@ -260,7 +261,7 @@ public final class MemoryTrigger {
         }
         Runnable delete = stores.current.deleteRow(rowKey, ts);
         UUID version = Tids.uuid(RowReconcile.tidOfMicros(ts));
-        return new Batch(delete, () -> stores.records.recordWritten(rowKey, ts), List.of(), marker(rowKey, version, version, QueueLayout.FLAG_DELETE),
-                null, 0);
+        Marker marker = marker(rowKey, version, version, QueueLayout.FLAG_DELETE);
+        return new Batch(delete, () -> stores.records.recordWritten(rowKey, ts, marker.id()), List.of(), marker, null, 0);
     }
 }

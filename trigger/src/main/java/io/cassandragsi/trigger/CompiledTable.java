@@ -67,9 +67,12 @@ final class CompiledTable {
     /** An index table to write: its metadata and the columns an entry fills. */
     record Target(TableMetadata table, ColumnMetadata[] proj, ColumnMetadata tid, ColumnMetadata deleted) {}
 
-    /** The rows table ({@link RowsLayout}); {@code versionKeys}, {@code newestHi}/{@code newestLo} and {@code partitionWritten} null where the layout has none. */
+    /**
+     * The rows table ({@link RowsLayout}); {@code versionKeys}, {@code newestHi}/{@code newestLo} and {@code partitionWritten} null
+     * where the layout has none; {@code writeId} null too where the table predates it ({@code schema apply} adds it).
+     */
     record Rows(TableMetadata table, ColumnMetadata keys, ColumnMetadata written, ColumnMetadata partitionWritten,
-            ColumnMetadata versionKeys, ColumnMetadata newestHi, ColumnMetadata newestLo) {}
+            ColumnMetadata versionKeys, ColumnMetadata newestHi, ColumnMetadata newestLo, ColumnMetadata writeId) {}
 
     /** The work-queue table and its settings. */
     record Queue(TableMetadata table, QueueLayout.Settings settings, ColumnMetadata keyspaceName, ColumnMetadata tableName, ColumnMetadata pk,
@@ -252,7 +255,9 @@ final class CompiledTable {
         ColumnMetadata lo = r.getColumn(ByteBufferUtil.bytes(RowsLayout.NEWEST_LO));
         boolean complete = keys != null && written != null && (def.clusteringPrefix().isEmpty() || partitionWritten != null)
                 && (!RowsLayout.hasVersionKeys(def) || versionKeys != null) && (!RowsLayout.hasNewestWrites(def) || (hi != null && lo != null));
-        return complete ? new Rows(r, keys, written, partitionWritten, versionKeys, hi, lo) : null;
+        // optional: a table made before it is written without it (a write tied with another then reads as its own, as before)
+        ColumnMetadata writeId = RowsLayout.hasWriteId(def) ? r.getColumn(ByteBufferUtil.bytes(RowsLayout.WRITE_ID)) : null;
+        return complete ? new Rows(r, keys, written, partitionWritten, versionKeys, hi, lo, writeId) : null;
     }
 
     /** The live base table as {@link DefinitionResolver#misfit} checks it. */

@@ -36,8 +36,8 @@ final class EventualWrite implements NodeFeed.Eventual {
     }
 
     @Override
-    public Marker offer(String keyspace, String table, ByteBuffer pk, ByteBuffer ck, UUID tidMin, UUID tidMax, int flags) {
-        Marker m = new Marker(Maintainer.newId(), keyspace, table, pk, ck, tidMin, tidMax, flags);
+    public Marker offer(UUID id, String keyspace, String table, ByteBuffer pk, ByteBuffer ck, UUID tidMin, UUID tidMax, int flags) {
+        Marker m = new Marker(id, keyspace, table, pk, ck, tidMin, tidMax, flags);
         rows.add(new MaintainerItem(m, System.nanoTime(), true));
         return m;
     }

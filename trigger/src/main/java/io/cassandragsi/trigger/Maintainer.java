@@ -159,13 +159,13 @@ final class Maintainer implements NodeFeed {
     }
 
     @Override
-    public Marker offer(String keyspace, String table, ByteBuffer pk, ByteBuffer ck, UUID tidMin, UUID tidMax, int flags) {
+    public Marker offer(UUID id, String keyspace, String table, ByteBuffer pk, ByteBuffer ck, UUID tidMin, UUID tidMax, int flags) {
         if (state != State.RUNNING) {
             return null;
         }
         offering.increment();
         try {
-            Marker m = new Marker(newId(), keyspace, table, pk, ck, tidMin, tidMax, flags);
+            Marker m = new Marker(id, keyspace, table, pk, ck, tidMin, tidMax, flags);
             MaintainerItem item = new MaintainerItem(m, System.nanoTime());
             unfinished.put(m.id(), item);
             if (state != State.RUNNING || !queue.offer(item)) {

@@ -45,7 +45,13 @@ final class QueueMutations {
     /** A marker for the repair service, with a new id, for one row ({@code prefix}: its clustering before the tid) or, with null tids, the whole partition. */
     static Mutation forService(CompiledTable table, ByteBuffer partitionKey, List<ByteBuffer> prefix, ByteBuffer tidMin, ByteBuffer tidMax,
             int flags, long nowInSec) {
-        return marker(table, serviceShard(table, partitionKey), newId(), partitionKey, Composite.encode(prefix), tidMin, tidMax, flags, nowInSec, 0);
+        return forService(table, partitionKey, prefix, tidMin, tidMax, flags, nowInSec, newId());
+    }
+
+    /** {@link #forService}, with the marker id {@code id} (the one the write's rows-table record names, docs/design.md section 6.6). */
+    static Mutation forService(CompiledTable table, ByteBuffer partitionKey, List<ByteBuffer> prefix, ByteBuffer tidMin, ByteBuffer tidMax,
+            int flags, long nowInSec, ByteBuffer id) {
+        return marker(table, serviceShard(table, partitionKey), id, partitionKey, Composite.encode(prefix), tidMin, tidMax, flags, nowInSec, 0);
     }
 
     /** A marker with the given shard and id (an in-node maintainer's epoch, or a hand-off to the service). */

@@ -9,8 +9,9 @@ import java.util.UUID;
 interface RowFeed {
     /**
      * Takes a plain write of a row (the versions {@code tidMin .. tidMax} of the row {@code pk},
-     * {@code ck}) to maintain; returns its marker, with the id the maintainer assigned, or null when
-     * the maintainer refuses it (queue full, retiring): then the repair service takes it.
+     * {@code ck}) to maintain, its marker id {@code id} (the one the write's rows-table record names,
+     * docs/design.md section 6.6); returns its marker, or null when the maintainer refuses it (queue
+     * full, retiring): then the repair service takes it, under the same id.
      */
-    Marker offer(String keyspace, String table, ByteBuffer pk, ByteBuffer ck, UUID tidMin, UUID tidMax, int flags);
+    Marker offer(UUID id, String keyspace, String table, ByteBuffer pk, ByteBuffer ck, UUID tidMin, UUID tidMax, int flags);
 }

@@ -52,14 +52,21 @@ final class RowsMutations {
         }
     }
 
-    /** An unversioned row's rows-table row: the entry keys a write gave the row, and the write's timestamp as the newest seen. */
-    static Row unversioned(CompiledTable table, Clustering<?> clustering, List<ByteBuffer> entryKeys, long timestamp) {
+    /**
+     * An unversioned row's rows-table row: the entry keys a write gave the row, the write's timestamp
+     * as the newest seen, and (when {@code markerId} is not null and the table has the column) the
+     * write's marker id beside it (docs/design.md section 6.6).
+     */
+    static Row unversioned(CompiledTable table, Clustering<?> clustering, List<ByteBuffer> entryKeys, long timestamp, ByteBuffer markerId) {
         Row.Builder builder = BTreeRow.unsortedBuilder();
         builder.newRow(clustering);
         for (ByteBuffer k : entryKeys) {
             element(builder, table.rows.keys(), k, timestamp);
         }
         builder.addCell(BufferCell.live(table.rows.written(), timestamp, ByteBufferUtil.bytes(timestamp)));
+        if (markerId != null && table.rows.writeId() != null) {
+            builder.addCell(BufferCell.live(table.rows.writeId(), timestamp, markerId));
+        }
         return builder.build();
     }
 

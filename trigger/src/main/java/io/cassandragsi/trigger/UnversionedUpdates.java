@@ -38,7 +38,7 @@ final class UnversionedUpdates implements Updates {
     }
 
     /** A marker to write once the whole update is read. */
-    private record Pending(List<ByteBuffer> prefix, ByteBuffer version, int flags) {}
+    private record Pending(List<ByteBuffer> prefix, ByteBuffer version, int flags, ByteBuffer id) {}
 
     @Override
     public Added add(CompiledTable table, PartitionUpdate update, boolean cas, RowFeed node) {
@@ -80,10 +80,12 @@ final class UnversionedUpdates implements Updates {
                             flags |= QueueLayout.FLAG_PARTIAL; // an index the update does not fully carry, or a key cell it deletes
                         }
                     }
+                    // one id for the rows table's record and the marker: a reconcile tells its write from another at that timestamp
+                    ByteBuffer id = QueueMutations.newId();
                     if (!cas) {
-                        rowsOut.add(RowsMutations.unversioned(table, row.clustering(), keys, values.newest));
+                        rowsOut.add(RowsMutations.unversioned(table, row.clustering(), keys, values.newest, id));
                     }
-                    pending.add(new Pending(table.prefix(row), RowReconcile.tidOfMicros(values.newest), flags));
+                    pending.add(new Pending(table.prefix(row), RowReconcile.tidOfMicros(values.newest), flags, id));
                 }
             }
         } catch (RuntimeException e) {
@@ -98,7 +100,7 @@ final class UnversionedUpdates implements Updates {
             if (table.rows.partitionWritten() != null) {
                 staticRow = RowsMutations.partitionDelete(table, partitionDelete);
             } else {
-                rowsOut.add(RowsMutations.unversioned(table, Clustering.EMPTY, List.of(), partitionDelete));
+                rowsOut.add(RowsMutations.unversioned(table, Clustering.EMPTY, List.of(), partitionDelete, null));
             }
         }
         if (!rowsOut.isEmpty() || staticRow != null) {
@@ -117,7 +119,7 @@ final class UnversionedUpdates implements Updates {
         }
         for (Pending p : pending) {
             Marker took = node == null || p.flags() != 0 ? null
-                    : node.offer(table.keyspaceName(), table.name(), partitionKey, Composite.encode(p.prefix()), Tids.uuid(p.version()),
+                    : node.offer(Tids.uuid(p.id()), table.keyspaceName(), table.name(), partitionKey, Composite.encode(p.prefix()), Tids.uuid(p.version()),
                             Tids.uuid(p.version()), 0);
             if (node != null && p.flags() == 0) {
                 (took != null ? metrics.toMaintainer : metrics.maintainerRefused).increment();
@@ -125,7 +127,7 @@ final class UnversionedUpdates implements Updates {
             if (took != null) {
                 taken.add(took);
             } else {
-                markers.add(QueueMutations.forService(table, partitionKey, p.prefix(), p.version(), p.version(), p.flags(), nowInSec));
+                markers.add(QueueMutations.forService(table, partitionKey, p.prefix(), p.version(), p.version(), p.flags(), nowInSec, p.id()));
             }
         }
         if (partitionDelete != Long.MIN_VALUE) {

@@ -190,7 +190,7 @@ final class VersionedUpdates implements Updates {
                 continue;
             }
             Marker took = node == null || flags != 0 ? null
-                    : node.offer(table.keyspaceName(), table.name(), partitionKey, Composite.encode(e.getKey()), Tids.uuid(g.min), Tids.uuid(g.max), 0);
+                    : node.offer(Maintainer.newId(), table.keyspaceName(), table.name(), partitionKey, Composite.encode(e.getKey()), Tids.uuid(g.min), Tids.uuid(g.max), 0);
             if (node != null && flags == 0) {
                 (took != null ? metrics.toMaintainer : metrics.maintainerRefused).increment();
             }

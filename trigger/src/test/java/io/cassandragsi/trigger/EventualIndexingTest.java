@@ -65,8 +65,8 @@ class EventualIndexingTest {
         int abandoned;
 
         @Override
-        public Marker offer(String keyspace, String table, ByteBuffer pk, ByteBuffer ck, UUID tidMin, UUID tidMax, int flags) {
-            Marker m = new Marker(TimeUUID.Generator.nextTimeUUID().asUUID(), keyspace, table, pk, ck, tidMin, tidMax, flags);
+        public Marker offer(UUID id, String keyspace, String table, ByteBuffer pk, ByteBuffer ck, UUID tidMin, UUID tidMax, int flags) {
+            Marker m = new Marker(id, keyspace, table, pk, ck, tidMin, tidMax, flags);
             offered.add(m);
             return m;
         }
@@ -82,8 +82,8 @@ class EventualIndexingTest {
             RecordingMaintainer self = this;
             return new Eventual() {
                 @Override
-                public Marker offer(String ks, String t, ByteBuffer p, ByteBuffer ck, UUID tidMin, UUID tidMax, int flags) {
-                    return self.offer(ks, t, p, ck, tidMin, tidMax, flags);
+                public Marker offer(UUID id, String ks, String t, ByteBuffer p, ByteBuffer ck, UUID tidMin, UUID tidMax, int flags) {
+                    return self.offer(id, ks, t, p, ck, tidMin, tidMax, flags);
                 }
 
                 @Override

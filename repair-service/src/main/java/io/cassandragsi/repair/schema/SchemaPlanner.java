@@ -190,7 +190,8 @@ public final class SchemaPlanner {
     /**
      * The rows table: created when missing, given {@value RowsLayout#VERSION_KEYS} when the
      * definition has a per-version index and the table predates that column, and {@value
-     * RowsLayout#NEWEST_HI} and {@value RowsLayout#NEWEST_LO} on a versioned table that predates them. Existing indexes
+     * RowsLayout#NEWEST_HI} and {@value RowsLayout#NEWEST_LO} on a versioned table that predates them, {@value
+     * RowsLayout#WRITE_ID} on an unversioned one. Existing indexes
      * whose keys it does not record yet are rebuild candidates (a rebuild records them).
      */
     private void planRowsTable(TableDef def, LiveSchema live, boolean baseExists) {
@@ -203,6 +204,11 @@ public final class SchemaPlanner {
             // nothing to rebuild: the trigger writes them from now on, and a row without them is diffed as before
             statements.add(new Statement("add " + RowsLayout.NEWEST_HI + " and " + RowsLayout.NEWEST_LO + " to rows table " + name
                     + " (the newest version's latest and earliest write, so that a rewrite of it is recomputed)", RowsLayout.addNewestWrites(def)));
+        }
+        if (rows.isPresent() && RowsLayout.hasWriteId(def) && !rows.get().columns().containsKey(RowsLayout.WRITE_ID)) {
+            // nothing to rebuild: the trigger writes it from now on, and a row without it is reconciled as before
+            statements.add(new Statement("add " + RowsLayout.WRITE_ID + " to rows table " + name
+                    + " (which write set _w, so that a write tied with another at one timestamp is reconciled again)", RowsLayout.addWriteId(def)));
         }
         if (rows.isEmpty()) {
             statements.add(new Statement("create rows table " + name + " (the entry keys each row has had)", RowsLayout.createTable(def)));

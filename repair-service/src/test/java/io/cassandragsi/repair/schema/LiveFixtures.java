@@ -71,6 +71,9 @@ final class LiveFixtures {
         if (RowsLayout.hasVersionKeys(def)) {
             columns.put(RowsLayout.VERSION_KEYS, "set<blob>");
         }
+        if (RowsLayout.hasWriteId(def)) {
+            columns.put(RowsLayout.WRITE_ID, "timeuuid");
+        }
         if (RowsLayout.hasNewestWrites(def)) {
             columns.put(RowsLayout.NEWEST_HI, "bigint");
             columns.put(RowsLayout.NEWEST_LO, "bigint");

@@ -157,6 +157,18 @@ class SchemaPlannerTest {
         assertThat(plan(live.with(LiveFixtures.rowsTable(def)), def).statements()).as("once they are there").isEmpty();
     }
 
+    @Test
+    void should_add_the_write_id_column_without_a_rebuild_when_the_rows_table_of_an_unversioned_table_predates_it() {
+        TableDef def = Definitions.read(java.nio.file.Path.of("../schemas/examples/users.json"));
+        LiveSchema live = appliedWithRowsTableLacking(def, io.cassandragsi.schema.RowsLayout.WRITE_ID);
+        Plan plan = plan(live, def);
+        assertThat(plan.statements()).extracting(io.cassandragsi.schema.CqlGenerator.Statement::cql)
+                .containsExactly("ALTER TABLE " + io.cassandragsi.schema.Cql.qualified(def.keyspace(), io.cassandragsi.schema.RowsLayout.tableName(def.table()))
+                        + " ADD \"_wid\" timeuuid;");
+        assertThat(plan.rebuildCandidates()).isEmpty();
+        assertThat(plan(live.with(LiveFixtures.rowsTable(def)), def).statements()).as("once it is there").isEmpty();
+    }
+
     /** Everything a definition's apply made, with the trigger, but a rows table without {@code missing} (made by an older version). */
     private static LiveSchema appliedWithRowsTableLacking(TableDef def, String... missing) {
         LiveTable rows = LiveFixtures.rowsTable(def);
