@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -47,11 +46,11 @@ class KnownDivergencesTest {
      * expiry writes the entry again at the same TS ({@code TablePlan.diff} of the version, {@code
      * VersionRecompute.perVersion} has nothing to add: the version did not go away), losing the
      * same tie, and so does the pass a second later unless a correction of a {@code by_length}
-     * entry of the row raised its {@code _w} above that TS. {@code -Dgsi.history.ttl-rewrites=true}
-     * puts it back into the random histories.
+     * entry of the row raised its {@code _w} above that TS. Now the recompute reads whether the
+     * entries of the remaining versions are there, and writes one that reads as absent above its TS
+     * (docs/design.md section 4.6).
      */
     @Test
-    @Disabled("known divergence: a per-version entry keeps the expiry of the version's first write (VersionRecompute.perVersion)")
     void should_keep_the_per_version_entry_when_a_version_written_with_a_ttl_is_written_again_without_one() {
         VersionedWorld w = new VersionedWorld(new Random(1), T0, Maintainers.Mode.SERVICE);
         UUID tid = Tids.fromTicks(T0 * 10_000L, 1L);
@@ -85,11 +84,11 @@ class KnownDivergencesTest {
      * reads as absent, so {@code RowReconcile.settled} lets the rows table forget it. Then the entry
      * lands: it matches ({@code _tid} of W2, no mark), and no later reconcile reads it (it reads
      * only recorded keys and the current one). README's Limits say a write still in flight is never
-     * a second old; a client timestamp can be. {@code -Dgsi.history.old-timestamps=true} puts it
-     * back into the random histories.
+     * a second old; a client timestamp can be. Now a key whose entry shows nothing after its
+     * recording is forgotten only a minute on ({@code RowReconcile.UNSEEN_SETTLE_MICROS},
+     * docs/design.md section 6.7), by which time the entry has landed and been marked.
      */
     @Test
-    @Disabled("known divergence: RowReconcile.settled forgets the key of a write whose entry is still landing when its client timestamp is old")
     void should_leave_no_entry_of_a_losing_write_when_its_client_timestamp_is_old_and_its_entry_lands_late() {
         UnversionedWorld w = new UnversionedWorld(new Random(1), T0 + 2_000, Maintainers.Mode.SERVICE);
         long t = (T0 + 2_000) * 1000L;
@@ -123,11 +122,11 @@ class KnownDivergencesTest {
      * deletes the entry's projection at exactly the timestamp of W2's cell (a tombstone wins the
      * tie). When W2's base row lands, every later reconcile writes 'n1' at that same timestamp, and
      * loses the tie to that tombstone: the entry matches without its projection for good. (A mark
-     * of such an entry is held back by {@code shownUpTo}; a projection's delete is not.) {@code
-     * -Dgsi.history.entries-first=true} puts it back into the random histories.
+     * of such an entry is held back by {@code shownUpTo}; a projection's delete was not.) Now a
+     * projection written after every write the rows table shows is left to its write's own marker
+     * (docs/design.md section 4.3).
      */
     @Test
-    @Disabled("known divergence: RowReconcile deletes the projection of a write whose base row is still landing, at its own timestamp")
     void should_keep_the_projection_of_a_write_whose_entry_lands_before_its_base_row() {
         UnversionedWorld w = new UnversionedWorld(new Random(1), T0, Maintainers.Mode.SERVICE);
         long t = T0 * 1000L;
@@ -158,11 +157,11 @@ class KnownDivergencesTest {
      * between W2 and W3 writes the entry's {@code _tid} at ten times W2's timestamp (the newest key
      * cell) with the TTL of W1's age (the first key cell to expire); the reconcile after W3 writes
      * it at that same timestamp without a TTL, and the expiring cell wins the tie: when it expires the
-     * entry stops matching, though the row keeps both key cells for good. {@code
-     * -Dgsi.history.composite-key-ttl=true} puts it back into the random histories.
+     * entry stops matching, though the row keeps both key cells for good. Now the reconcile reads
+     * {@code TTL(_tid)} and writes a {@code _tid} that must stop expiring a tick above the expiring
+     * one ({@code RowReconcile.tidAt}, docs/design.md section 4.3).
      */
     @Test
-    @Disabled("known divergence: RowReconcile writes an entry's _tid at one timestamp with and without a TTL, and the expiring one wins")
     void should_keep_the_entry_when_a_key_cell_that_expires_is_written_again_without_a_ttl_below_the_newest_key_cell() {
         UnversionedWorld w = new UnversionedWorld(new Random(1), T0, Maintainers.Mode.SERVICE);
         long t = T0 * 1000L;
@@ -279,11 +278,11 @@ class KnownDivergencesTest {
      * it (its key not recorded yet, its entry not written yet) and returns DONE, not AGAIN. Then W2's
      * batch lands: its {@code by_country} entry (de, 20, u) is mirrored at T and matches, its key is
      * recorded, and no marker is left to mark it. The service's storage does the same, but it reads a
-     * marker some 50 ms after its batch. {@code -Dgsi.history.node-ties=true} puts it back into the
-     * random histories.
+     * marker some 50 ms after its batch. Now the trigger writes its marker's id beside {@code _w}
+     * ({@code _wid}, which the tie leaves W1's), and a reconcile whose {@code _w} equals its write's
+     * timestamp but names another write runs once more a second later (docs/design.md section 6.6).
      */
     @Test
-    @Disabled("known divergence: UnversionedTable takes a write for visible once _w equals its timestamp, which an earlier write at that timestamp set")
     void should_mark_the_entry_of_a_write_that_lost_a_timestamp_tie_when_the_node_reads_its_marker_before_its_batch_lands() {
         UnversionedWorld w = new UnversionedWorld(new Random(1), T0, Maintainers.Mode.NODE);
         long t = T0 * 1000L;
@@ -294,9 +293,11 @@ class KnownDivergencesTest {
         w.now += 50;
         MemoryTrigger.Batch w2 = w.batch(id, cells("country", text("de"), "age", UnversionedWorld.int4(20)), false, t, 0); // the same timestamp
         w.now += 10; // the node's settle: W2's batch has not landed
-        assertThat(w.repair(w2.marker(), w.stores.node())).as("W2 taken for visible: _w is T already").isEqualTo(Outcome.DONE);
+        MarkerGroup g = MarkerGroup.coalesce(List.of(w2.marker())).get(0);
+        assertThat(w.repair(g, w.stores.node())).as("_w is T, but _wid names W1: once more a second later").isEqualTo(Outcome.AGAIN);
         w2.land();
         w.now += 1_000;
+        w.repair(g.withUnseenGone(), w.stores.node());
 
         assertThat(w.value(id, "country")).isEqualTo(text("fr"));
         MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(1), List.of(text("de"), UnversionedWorld.int4(20), id));

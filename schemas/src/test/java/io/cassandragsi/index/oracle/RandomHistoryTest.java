@@ -91,23 +91,11 @@ import org.junit.jupiter.api.Test;
  *   <li>the index is judged once the maintainers have drained and every TTL has run out, not at
  *       moments in between: the service's own rewrites of an unversioned entry outlive its cells by
  *       up to two seconds, and a versioned row whose newest version expired waits for its marker;
- *   <li>five interleavings that make the index disagree with the base for good today, each reduced
- *       to a few steps in {@link KnownDivergencesTest} (disabled) and off by default here, with a
- *       flag that puts it back: a version written again with a longer TTL or none after a write
- *       with a TTL ({@code -Dgsi.history.ttl-rewrites=true}: its per-version entry expires with the
- *       first write); a client timestamp tied with a write more than a second older ({@code
- *       -Dgsi.history.old-timestamps=true}: the rows table forgets the key of a write whose entry is
- *       still landing); an unversioned write's entry landing before its base row ({@code
- *       -Dgsi.history.entries-first=true}: a reconcile in between deletes its projection for good);
- *       TTLs on the cells of a two-cell unversioned key ({@code
- *       -Dgsi.history.composite-key-ttl=true}: an entry's {@code _tid} written at one timestamp with
- *       and without a TTL expires); an unversioned write whose client timestamp ties an earlier
- *       write's, its marker read by the node maintainer before its batch lands ({@code
- *       -Dgsi.history.node-ties=true}: taken for visible, the losing write's entry matches for
- *       good). Off, unversioned entries land after their base row (still
- *       within 20 ms, in any order among themselves), tied timestamps come from the last 0.9 s,
- *       unversioned TTLs go on statements that write email (and name), not country or age, and in
- *       node mode a batch whose timestamp ties lands within the node's settle.
+ *   <li>nothing it found where the index disagrees with the base for good: every such history,
+ *       reduced to a few steps, is a regression test in {@link KnownDivergencesTest}. Index entries
+ *       land before or after their base rows, client timestamps tie earlier writes of any age
+ *       (with a TTL or not), TTLs go on every kind of unversioned cell (one-cell and two-cell
+ *       keys, projections alone), versions are written again with another TTL or none.
  * </ul>
  *
  * <p>{@code -Dgsi.history.scale=K} runs K times as many histories (a soak).

@@ -40,22 +40,8 @@ final class UnversionedWorld extends Simulation {
     int deletes;
     int expiring;
     int ties;
-    /**
-     * Whether a write whose client timestamp ties an earlier write's may land after the node
-     * maintainer's first look at its marker. Off by default: the node then takes the write for
-     * visible (the rows table's {@code _w} already holds that timestamp) and reconciles the row
-     * without it, and a losing write's entry that lands later matches for good (see {@code
-     * RandomHistoryTest}, the known divergences); {@code -Dgsi.history.node-ties=true} turns it on.
-     * Off, such a batch lands whole within the node's settle (5 ms), and only ties a write whose batch
-     * has landed (20 ms ago): else the node could read the earlier write's marker once the later one
-     * landed, and take it for visible the same way.
-     */
-    static final boolean NODE_TIES = Boolean.getBoolean("gsi.history.node-ties");
-
-    /** Whether the last client timestamp taken ties an earlier write's. */
-    private boolean lastTied;
-    /** Every plain write's timestamp, for ties, and when it was written (epoch milliseconds). */
-    private final List<long[]> plainTimestamps = new ArrayList<>();
+    /** Every client timestamp taken, for ties. */
+    private final List<Long> timestamps = new ArrayList<>();
     /** The last statement, for a client retry: the same cells at the same timestamp. */
     private Runnable last;
 
@@ -76,50 +62,14 @@ final class UnversionedWorld extends Simulation {
 
     // ----- the client
 
-    /**
-     * Whether a client timestamp may tie with a write more than a second older than now. Off by
-     * default: the rows table then forgets the key of a write whose entry is still landing (see
-     * {@code RandomHistoryTest}, the known divergences); {@code -Dgsi.history.old-timestamps=true}
-     * turns it on.
-     */
-    static final boolean OLD_TIMESTAMPS = Boolean.getBoolean("gsi.history.old-timestamps");
-
-    /**
-     * Whether a write's index entries may land before its base row (its batch applies one mutation
-     * at a time, in any order). Off by default: a reconcile in between then deletes the landing
-     * write's projection at exactly its timestamp, for good (see {@code RandomHistoryTest}, the known
-     * divergences); {@code -Dgsi.history.entries-first=true} turns it on. Off, the entries land
-     * after the base row, still any time within 20 ms.
-     */
-    static final boolean ENTRIES_FIRST = Boolean.getBoolean("gsi.history.entries-first");
-
-    /**
-     * Whether statements that write {@code by_country}'s key attributes (country, age: a key of two
-     * cells) may carry a TTL. Off by default: an entry's {@code _tid} then takes its timestamp from
-     * one key cell and its TTL from the other, and a reconcile that saw the TTL writes it at the same
-     * timestamp as a later one that does not; the expiring cell wins the tie (see {@code
-     * RandomHistoryTest}, the known divergences). {@code -Dgsi.history.composite-key-ttl=true} turns
-     * it on. Off, TTLs go on statements that write email (a key of one cell) and name.
-     */
-    static final boolean COMPOSITE_KEY_TTL = Boolean.getBoolean("gsi.history.composite-key-ttl");
-
-    /** A client timestamp: mostly now, up to 20 ms out of order, sometimes tied with an earlier plain write's (of the last second, unless {@link #OLD_TIMESTAMPS}). */
-    private long timestamp(boolean expiring) {
-        lastTied = false;
-        if (!expiring && !plainTimestamps.isEmpty() && rnd.nextInt(10) == 0) {
-            long[] earlier = plainTimestamps.get(rnd.nextInt(plainTimestamps.size()));
-            long tied = earlier[0];
-            boolean landed = NODE_TIES || maintainers.mode() == Maintainers.Mode.SERVICE || earlier[1] <= now - 20;
-            if ((OLD_TIMESTAMPS || tied > nowMicros() - 900_000) && landed) {
-                ties++;
-                lastTied = true;
-                return tied;
-            }
+    /** A client timestamp: mostly now, up to 20 ms out of order, sometimes tied with an earlier write's (of any age, with a TTL or not). */
+    private long timestamp() {
+        if (!timestamps.isEmpty() && rnd.nextInt(10) == 0) {
+            ties++;
+            return timestamps.get(rnd.nextInt(timestamps.size()));
         }
         long ts = nowMicros() + rnd.nextInt(40_000) - 20_000;
-        if (!expiring) {
-            plainTimestamps.add(new long[] {ts, now});
-        }
+        timestamps.add(ts);
         return ts;
     }
 
@@ -136,26 +86,30 @@ final class UnversionedWorld extends Simulation {
         boolean marker = false;
         switch (op) {
             case 0, 1 -> {
-                int t = rnd.nextInt(6) == 0 ? 1 + rnd.nextInt(3) : 0;
-                ttl = COMPOSITE_KEY_TTL ? t : 0;
+                ttl = rnd.nextInt(6) == 0 ? 1 + rnd.nextInt(3) : 0;
                 marker = true;
                 cells.put("email", email);
                 cells.put("country", country);
                 cells.put("age", age);
                 cells.put("name", name);
             }
-            case 2 -> cells.put("email", email);
+            case 2 -> {
+                ttl = rnd.nextInt(6) == 0 ? 1 + rnd.nextInt(3) : 0;
+                cells.put("email", email);
+            }
             case 3 -> {
-                int t = rnd.nextInt(5) == 0 ? 1 + rnd.nextInt(3) : 0;
-                ttl = COMPOSITE_KEY_TTL ? t : 0;
+                ttl = rnd.nextInt(5) == 0 ? 1 + rnd.nextInt(3) : 0;
                 cells.put("country", country);
                 cells.put("age", age);
             }
-            case 4 -> cells.put("name", name);
+            case 4 -> {
+                ttl = rnd.nextInt(6) == 0 ? 1 + rnd.nextInt(3) : 0; // a projection that expires alone
+                cells.put("name", name);
+            }
             case 5 -> cells.put("email", null); // SET email = null
             case 6 -> cells.put(rnd.nextBoolean() ? "age" : "name", null); // DELETE age (or name)
             case 7 -> {
-                long d = timestamp(false);
+                long d = timestamp();
                 Runnable delete = () -> deleteRow(id, d);
                 last = delete;
                 delete.run();
@@ -175,21 +129,21 @@ final class UnversionedWorld extends Simulation {
                 }
             }
             default -> {
+                ttl = rnd.nextInt(6) == 0 ? 1 + rnd.nextInt(3) : 0; // one key cell of two that expires
                 cells.put("name", name);
                 cells.put("country", country);
             }
         }
-        long w = timestamp(ttl > 0);
-        boolean tiedWrite = lastTied;
+        long w = timestamp();
         int t = ttl;
         boolean m = marker;
-        Runnable write = () -> write(id, cells, m, w, t, tiedWrite);
+        Runnable write = () -> write(id, cells, m, w, t);
         last = write;
         write.run();
     }
 
     /** One statement's write and the trigger's logged batch for it, applied mutation by mutation. */
-    void write(ByteBuffer id, Map<String, ByteBuffer> values, boolean marker, long w, int ttl, boolean tied) {
+    void write(ByteBuffer id, Map<String, ByteBuffer> values, boolean marker, long w, int ttl) {
         statements++;
         expiring += ttl > 0 ? 1 : 0;
         if (logging) {
@@ -197,9 +151,7 @@ final class UnversionedWorld extends Simulation {
                     .toList() + (marker ? " (insert)" : "") + " w " + w + " ttl " + ttl);
         }
         MemoryTrigger.Batch b = batch(id, values, marker, w, ttl);
-        // a batch lands within 20 ms; one whose timestamp ties an earlier write's within the node's settle, unless NODE_TIES
-        int within = tied && !NODE_TIES && maintainers.mode() == Maintainers.Mode.NODE ? Maintainers.NODE_SETTLE / 2 : 20;
-        int baseAt = rnd.nextInt(within);
+        int baseAt = rnd.nextInt(20); // a batch lands within 20 ms
         if (maintainers.mode() == Maintainers.Mode.EVENTUAL) {
             at(now + baseAt, b.write());
             maintainers.eventual(b);
@@ -207,7 +159,7 @@ final class UnversionedWorld extends Simulation {
         }
         at(now + baseAt, b.base());
         for (Runnable e : b.entries()) {
-            at(now + (ENTRIES_FIRST ? rnd.nextInt(within) : baseAt + 1 + rnd.nextInt(within)), e);
+            at(now + rnd.nextInt(20), e); // before or after the base row: the batch applies its mutations in any order
         }
         maintainers.marker(b.marker());
     }
@@ -244,6 +196,10 @@ final class UnversionedWorld extends Simulation {
 
     /** One repair of a marker on {@code on} (the service's storage, or the node's: {@link MemoryStores#node}) now. */
     Outcome repair(Marker m, MemoryStores on) {
-        return TableKind.of(PLAN, on, maintainers.counters).repair(MarkerGroup.coalesce(List.of(m)).get(0), null, sink(stores));
+        return repair(MarkerGroup.coalesce(List.of(m)).get(0), on);
+    }
+
+    Outcome repair(MarkerGroup g, MemoryStores on) {
+        return TableKind.of(PLAN, on, maintainers.counters).repair(g, null, sink(stores));
     }
 }

@@ -60,12 +60,6 @@ final class VersionedWorld extends Simulation {
     /** Every version written, by tid: the values a retry writes again, and the TTL it was first written with. */
     final Map<UUID, Version> written = new LinkedHashMap<>();
     final Map<UUID, Integer> ttls = new LinkedHashMap<>();
-    /**
-     * Whether a version may be written again with another TTL than its first write's (or none).
-     * Off by default: a per-version entry then keeps the first write's expiry (see {@code
-     * RandomHistoryTest}, the known divergence); {@code -Dgsi.history.ttl-rewrites=true} turns it on.
-     */
-    static final boolean TTL_REWRITES = Boolean.getBoolean("gsi.history.ttl-rewrites");
     final List<UUID> deleted = new ArrayList<>();
     private final Set<Long> ticksUsed = new HashSet<>();
 
@@ -157,9 +151,9 @@ final class VersionedWorld extends Simulation {
         return rnd.nextInt(7) == 0 ? 1 + rnd.nextInt(4) : 0;
     }
 
-    /** The TTL of a version written again: its first write's, unless {@link #TTL_REWRITES}. */
+    /** The TTL of a version written again: another than its first write's (or none), now and then. */
     private int againTtl(UUID tid) {
-        return TTL_REWRITES ? newTtl() : ttls.get(tid);
+        return rnd.nextBoolean() ? newTtl() : ttls.get(tid);
     }
 
     /** The trigger's logged batch for a write of one version, applied mutation by mutation. */
