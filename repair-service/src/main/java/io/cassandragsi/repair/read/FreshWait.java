@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  * the moment the read arrived, looked at every {@value #LOOK_EVERY_MILLIS} ms on one scheduler
  * thread, so no thread is parked per read. Past its deadline it fails with 503 {@code
  * fresh_timeout}, naming what holds the safe time back and when to try again. A safe time not
- * known yet is waited for like one behind.
+ * known yet is waited for like one behind; one the service's settings keep unknown (queue reads
+ * weaker than a quorum) fails the read at once.
  */
 final class FreshWait {
     static final long LOOK_EVERY_MILLIS = 10;
@@ -39,7 +40,7 @@ final class FreshWait {
         try {
             safe = safeTimes.of(table);
         } catch (ReadException e) {
-            if (e.kind() != ReadException.Kind.NOT_READY) {
+            if (e.kind() != ReadException.Kind.NOT_READY || !e.passes()) { // a safe time the settings keep unknown: no wait ends
                 done.completeExceptionally(e);
                 return;
             }

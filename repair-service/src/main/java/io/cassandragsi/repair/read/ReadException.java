@@ -26,16 +26,19 @@ public class ReadException extends RuntimeException {
     private final String error;
     /** For a 503: when to try again, in seconds ({@code Retry-After}); null: not said. */
     private final Long retryAfterSeconds;
+    /** For {@link Kind#NOT_READY}: whether waiting can change the answer (false: the service's settings rule it out). */
+    private final boolean passes;
 
     public ReadException(Kind kind, String error, String detail, Throwable cause) {
-        this(kind, error, detail, cause, null);
+        this(kind, error, detail, cause, null, true);
     }
 
-    private ReadException(Kind kind, String error, String detail, Throwable cause, Long retryAfterSeconds) {
+    private ReadException(Kind kind, String error, String detail, Throwable cause, Long retryAfterSeconds, boolean passes) {
         super(detail, cause);
         this.kind = java.util.Objects.requireNonNull(kind, "kind");
         this.error = error;
         this.retryAfterSeconds = retryAfterSeconds;
+        this.passes = passes;
     }
 
     public static ReadException badRequest(String error, String detail) {
@@ -51,9 +54,17 @@ public class ReadException extends RuntimeException {
         return new ReadException(Kind.NOT_READY, "safe_time_unknown", detail, null);
     }
 
+    /**
+     * 503 {@code safe_time_unknown} that no wait ends: the service's settings keep it from ever
+     * knowing the safe time (its queue reads weaker than a quorum). A fresh read fails at once.
+     */
+    public static ReadException safeTimeNeverKnown(String detail) {
+        return new ReadException(Kind.NOT_READY, "safe_time_unknown", detail, null, null, false);
+    }
+
     /** A fresh read whose wait for the safe time passed its bound: 503, with what holds the safe time back and when to try again. */
     public static ReadException freshTimeout(String detail, long retryAfterSeconds) {
-        return new ReadException(Kind.NOT_READY, "fresh_timeout", detail, null, retryAfterSeconds);
+        return new ReadException(Kind.NOT_READY, "fresh_timeout", detail, null, retryAfterSeconds, true);
     }
 
     public static ReadException unavailable(String detail, Throwable cause) {
@@ -63,6 +74,11 @@ public class ReadException extends RuntimeException {
     /** When to try again in seconds ({@code Retry-After}), or null. */
     public Long retryAfterSeconds() {
         return retryAfterSeconds;
+    }
+
+    /** Whether waiting can change the answer: false for a safe time the service's settings keep unknown. */
+    public boolean passes() {
+        return passes;
     }
 
     public Kind kind() {

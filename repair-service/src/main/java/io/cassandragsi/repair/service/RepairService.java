@@ -136,7 +136,7 @@ public final class RepairService implements AutoCloseable {
      */
     public java.time.Instant safeTime(io.cassandragsi.schema.TableDef table) {
         if (!safeReads) {
-            throw io.cassandragsi.repair.read.ReadException.safeTimeUnknown("as_of=safe needs the queue read at QUORUM, LOCAL_QUORUM,"
+            throw io.cassandragsi.repair.read.ReadException.safeTimeNeverKnown("as_of=safe and fresh reads need the queue read at QUORUM, LOCAL_QUORUM,"
                     + " EACH_QUORUM or ALL (consistency.read is " + readLevel + "): a weaker read may miss an acknowledged write's marker");
         }
         SafeTime.Reading r = consumer.safeTime();

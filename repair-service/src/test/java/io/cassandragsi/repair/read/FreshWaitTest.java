@@ -65,6 +65,21 @@ class FreshWaitTest {
     }
 
     @Test
+    void should_fail_at_once_when_the_services_settings_keep_the_safe_time_unknown() {
+        IndexReader.SafeTimes never = table -> {
+            throw ReadException.safeTimeNeverKnown("consistency.read is ONE");
+        };
+        long start = System.nanoTime();
+        ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                () -> new FreshWait(never, scheduler).until(DEF, Instant.now(), Duration.ofSeconds(10)).get(5, TimeUnit.SECONDS));
+        assertThat((System.nanoTime() - start) / 1_000_000).as("at once, not after its 10 s bound").isLessThan(1_000L);
+        ReadException r = (ReadException) e.getCause();
+        assertThat(io.cassandragsi.repair.http.ErrorMapper.status(r)).isEqualTo(503);
+        assertThat(r.error()).isEqualTo("safe_time_unknown");
+        assertThat(r.detail()).contains("consistency.read is ONE");
+    }
+
+    @Test
     void should_fail_with_503_retry_after_and_what_holds_the_safe_time_when_the_wait_would_pass_its_bound() {
         Instant arrival = Instant.now();
         safe.set(arrival.minusMillis(2_500));
