@@ -82,7 +82,7 @@ final class NodeProcesses {
                     started.add(node.index());
                 }
             }
-            awaitClusterView();
+            awaitClusterView(startDeadline);
         } catch (StillStartingException e) {
             throw e; // it showed progress: left running, never stopped because a bound passed
         } catch (RuntimeException e) {
@@ -108,7 +108,7 @@ final class NodeProcesses {
         }
         try {
             launch(spec, timeout == null ? startDeadline : timeout);
-            awaitClusterView();
+            awaitClusterView(timeout == null ? startDeadline : timeout);
         } catch (StillStartingException e) {
             throw e; // it showed progress: left running, never stopped because a bound passed
         } catch (RuntimeException e) {
@@ -209,7 +209,8 @@ final class NodeProcesses {
                 seconds(took), answer.releaseVersion());
     }
 
-    private void awaitClusterView() {
+    /** Waits until the running nodes see each other UP, while their logs grow; {@code deadline}: a bound asked for, or null. */
+    private void awaitClusterView(Duration deadline) {
         Map<NodeSpec, Process> running = new LinkedHashMap<>();
         for (NodeSpec node : nodes) {
             Process p = processes.get(node.index());
@@ -219,7 +220,7 @@ final class NodeProcesses {
         }
         if (running.size() > 1) {
             long begin = System.nanoTime();
-            Readiness.awaitClusterView(running, access, Instant.now().plus(startupTimeout));
+            Readiness.awaitClusterView(running, access, new StartWait(startupTimeout, deadline, Instant.now()));
             LOG.info("{} nodes see each other UP ({} s)", running.size(),
                     seconds(Duration.ofNanos(System.nanoTime() - begin)));
         }

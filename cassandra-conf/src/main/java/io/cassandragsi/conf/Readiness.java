@@ -95,7 +95,7 @@ final class Readiness {
      * system.peers_v2.
      */
     static void awaitClusterView(
-            Map<NodeSpec, Process> running, ClientAccess access, Instant deadline) {
+            Map<NodeSpec, Process> running, ClientAccess access, StartWait wait) {
         Collection<NodeSpec> nodes = running.keySet();
         Map<NodeSpec, CqlSession> sessions = new LinkedHashMap<>();
         try {
@@ -104,9 +104,18 @@ final class Readiness {
                 for (Map.Entry<NodeSpec, Process> e : running.entrySet()) {
                     failIfExited(e.getKey(), e.getValue(), "while the cluster formed");
                 }
-                if (Instant.now().isAfter(deadline)) {
-                    throw new LocalClusterException(
-                            "The local cluster did not form before the deadline: " + String.join("; ", problems));
+                // as for one node's start (docs/design.md section 10): waits while any node's logs grow (gossip,
+                // joining, hints), fails once all are silent for the stall bound, and leaves them running past a bound asked for
+                Instant now = Instant.now();
+                long logBytes = nodes.stream().mapToLong(StartWait::logBytes).sum();
+                StartWait.Verdict verdict = wait.observe(logBytes, now);
+                if (verdict == StartWait.Verdict.STALLED) {
+                    throw new LocalClusterException("The local cluster did not form: no node's log has grown for "
+                            + wait.silentFor(now).toSeconds() + " s, and " + String.join("; ", problems));
+                }
+                if (verdict == StartWait.Verdict.TIMED_OUT) {
+                    throw new StillStartingException("The local cluster had not formed within the time asked for; its nodes are left"
+                            + " running and may still be forming: " + String.join("; ", problems));
                 }
                 problems = new ArrayList<>();
                 for (NodeSpec observer : nodes) {
