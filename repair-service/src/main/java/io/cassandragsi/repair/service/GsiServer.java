@@ -138,6 +138,8 @@ public final class GsiServer implements AutoCloseable {
             }).tag("maintenance", mode.jsonName())
                     .description("how far the safe time is behind now (docs/design.md section 7.10); NaN while not known").register(registry);
         }
+        Gauge.builder("gsi_build_info", () -> 1).tag("version", io.cassandragsi.schema.BuildVersion.get())
+                .description("the version of this repair service (docs/deployment.md, Versions); always 1").register(registry);
         Gauge.builder("gsi_pending_retries", service.consumer(), c -> c.pending())
                 .description("marker groups waiting for a retry").register(registry);
     }
