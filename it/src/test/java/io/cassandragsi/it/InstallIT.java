@@ -95,6 +95,9 @@ class InstallIT {
         assertThat(sums.exit()).as(sums.text()).isZero();
         Printed printedVersion = gsi(home, "--version");
         assertThat(printedVersion.text().strip()).isEqualTo("gsi " + version);
+        Printed up = gsi(home, "up");
+        assertThat(up.exit()).as(up.text()).isEqualTo(1);
+        assertThat(up.text()).contains("this command needs the source checkout");
         System.out.printf("InstallIT: unpacked and checked at %.1f s%n", (System.nanoTime() - t0) / 1e9);
 
         cluster = LocalCluster.builder().nodes(1).workDir(Path.of("target/install-it")).firstAddress(ADDRESS).jmxPortBase(JMX)
