@@ -50,9 +50,9 @@ import org.junit.jupiter.api.Test;
 class InstallIT {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String ADDRESS = System.getProperty("gsi.it.install.address", "127.0.7.1");
-    private static final int JMX = Integer.getInteger("gsi.it.install.jmx", 7799);
-    private static final int HTTP_PORT = Integer.getInteger("gsi.it.install.http", 18191);
+    private static final String ADDRESS = System.getProperty("gsi.it.install.address", "127.0.8.1");
+    private static final int JMX = Integer.getInteger("gsi.it.install.jmx", 7899);
+    private static final int HTTP_PORT = Integer.getInteger("gsi.it.install.http", 18291);
     private static final String NEWER = "-upgrade-test";
 
     private Path temp;
