@@ -73,7 +73,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
         this.feed = feed != null ? feed : table -> Maintainer.feed(table, this::compiled, this::replay);
         this.versioned = new VersionedUpdates(metrics);
         this.unversioned = new UnversionedUpdates(metrics);
-        LOG.info("gsi trigger loaded");
+        LOG.info("gsi trigger {} loaded", io.cassandragsi.schema.BuildVersion.get());
     }
 
     @Override
@@ -103,6 +103,7 @@ public final class IndexTrigger implements org.apache.cassandra.triggers.ITrigge
             return null;
         }
         metrics.updates.increment();
+        VersionReport.maybe(table);
         NodeFeed node = !cas && table.maintainedHere() ? feed.apply(table) : null;
         NodeFeed.Eventual eventual = node != null && table.eventual()
                 ? node.eventual(table.keyspaceName(), table.name(), update.partitionKey().getKey()) : null;

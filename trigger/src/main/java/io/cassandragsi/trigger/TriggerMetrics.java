@@ -77,6 +77,11 @@ public final class TriggerMetrics implements TriggerMetricsMBean {
     }
 
     @Override
+    public String getVersion() {
+        return io.cassandragsi.schema.BuildVersion.get();
+    }
+
+    @Override
     public long getUpdates() {
         return updates.sum();
     }

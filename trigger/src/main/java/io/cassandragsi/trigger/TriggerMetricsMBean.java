@@ -2,6 +2,9 @@ package io.cassandragsi.trigger;
 
 /** JMX view of {@link TriggerMetrics}. */
 public interface TriggerMetricsMBean {
+    /** The version of the loaded trigger jar (docs/deployment.md, Versions). */
+    String getVersion();
+
     /** Partition updates of indexed tables seen. */
     long getUpdates();
 

@@ -95,12 +95,11 @@ public final class GsiCommand implements Runnable {
         return "unexpected " + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
     }
 
-    /** The version from the jar's manifest. */
+    /** The version the build wrote ({@link io.cassandragsi.schema.BuildVersion}; docs/deployment.md, Versions). */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = GsiCommand.class.getPackage().getImplementationVersion();
-            return new String[] {"gsi " + (v == null ? "(development build)" : v)};
+            return new String[] {"gsi " + io.cassandragsi.schema.BuildVersion.get()};
         }
     }
 }

@@ -209,6 +209,10 @@ public final class UpCommand implements Callable<Integer> {
 
     static Path home() {
         String home = System.getProperty("gsi.home");
+        if (home == null && System.getProperty("gsi.release.home") != null) {
+            throw new CommandFailedException("this command needs the source checkout (it starts Cassandra from Maven's jars): run ./gsi at"
+                    + " the repository's root; an installed release works against your own cluster (docs/deployment.md)");
+        }
         if (home == null) {
             throw new CommandFailedException("gsi.home is not set: run through the ./gsi launcher at the repository root"
                     + " (or pass -Dgsi.home=<repository root>)");

@@ -4,8 +4,10 @@ import io.cassandragsi.repair.jobs.JobsTable;
 import io.cassandragsi.repair.store.CheckpointsTable;
 import io.cassandragsi.repair.store.InstancesTable;
 import io.cassandragsi.repair.store.LeasesTable;
+import io.cassandragsi.repair.store.TriggerVersionsTable;
 import io.cassandragsi.schema.NodeProgressLayout;
 import io.cassandragsi.schema.QueueLayout;
+import io.cassandragsi.schema.TriggerVersionsLayout;
 import java.util.List;
 
 /**
@@ -30,7 +32,8 @@ public final class ProjectTables {
                 new Table(InstancesTable.TABLE, InstancesTable.WHAT, InstancesTable.createStatement(keyspace)),
                 new Table(JobsTable.TABLE, JobsTable.WHAT, JobsTable.createStatement(keyspace)),
                 new Table(io.cassandragsi.repair.store.BucketsTable.TABLE, io.cassandragsi.repair.store.BucketsTable.WHAT,
-                        io.cassandragsi.repair.store.BucketsTable.createStatement(keyspace)));
+                        io.cassandragsi.repair.store.BucketsTable.createStatement(keyspace)),
+                new Table(TriggerVersionsLayout.TABLE, TriggerVersionsTable.WHAT, TriggerVersionsLayout.createTable(keyspace)));
     }
 
     /**

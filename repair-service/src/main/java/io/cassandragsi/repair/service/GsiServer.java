@@ -138,6 +138,10 @@ public final class GsiServer implements AutoCloseable {
             }).tag("maintenance", mode.jsonName())
                     .description("how far the safe time is behind now (docs/design.md section 7.10); NaN while not known").register(registry);
         }
+        // An info metric of the Prometheus client itself: Micrometer would drop the _info of a gauge's name.
+        io.prometheus.metrics.core.metrics.Info.builder().name("gsi_build_info").help("the version of this repair service (docs/deployment.md,"
+                + " Versions)").labelNames("version").register(registry.getPrometheusRegistry())
+                .addLabelValues(io.cassandragsi.schema.BuildVersion.get());
         Gauge.builder("gsi_pending_retries", service.consumer(), c -> c.pending())
                 .description("marker groups waiting for a retry").register(registry);
     }

@@ -33,6 +33,8 @@ public final class RepairService implements AutoCloseable {
     private final ConsistencyLevel readLevel;
     /** Whether the queue is read at a level that sees every acknowledged write's marker (the safe time's premise). */
     private final boolean safeReads;
+    /** The nodes' trigger jar versions against ours (docs/deployment.md, Versions). */
+    private final TriggerVersions triggerVersions;
 
     public RepairService(CqlSession session, GsiConfig config) {
         this(session, config, new Catalog(session, config.projectKeyspace()), new IndexWriter(session::executeAsync, IndexWriter.MAX_IN_FLIGHT));
@@ -56,6 +58,7 @@ public final class RepairService implements AutoCloseable {
         this.consumer = new QueueConsumer(queue, new CheckpointsTable(session, keyspace), new LeasesTable(session, keyspace),
                 new InstancesTable(session, keyspace), new NodeProgressTable(session, keyspace), repairer, writer, owner, poll, read, 16,
                 config.queue().clockSkew());
+        this.triggerVersions = new TriggerVersions(new io.cassandragsi.repair.store.TriggerVersionsTable(session, keyspace), read);
     }
 
     private static String ownerId() {
@@ -70,6 +73,7 @@ public final class RepairService implements AutoCloseable {
 
     public RepairService start() {
         consumer.start();
+        triggerVersions.start();
         return this;
     }
 
@@ -96,6 +100,7 @@ public final class RepairService implements AutoCloseable {
     /** Status for operators (GET /admin/status). */
     public Map<String, Object> status() {
         Map<String, Object> s = new LinkedHashMap<>();
+        s.put("version", io.cassandragsi.schema.BuildVersion.get());
         s.put("owner", consumer.owner());
         s.put("shards", consumer.shards());
         s.put("lag_ms", consumer.lagMillis());
@@ -125,6 +130,7 @@ public final class RepairService implements AutoCloseable {
         s.put("unowned_shards", consumer.unownedShards());
         s.put("nodes", nodes());
         s.put("cassandra", cassandraNodes());
+        s.put("trigger_versions", triggerVersions.status());
         s.put("tables", catalog.tables().keySet());
         s.put("definition_problems", catalog.problems());
         return s;
@@ -243,6 +249,7 @@ public final class RepairService implements AutoCloseable {
 
     @Override
     public void close() {
+        triggerVersions.close();
         consumer.close();
     }
 }

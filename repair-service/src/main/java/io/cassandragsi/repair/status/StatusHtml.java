@@ -23,7 +23,8 @@ public final class StatusHtml {
                 .append("th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left}th{background:#f2f2f2}")
                 .append("td.n{text-align:right}.ok{color:#276221}.warn{color:#9c2a00;font-weight:bold}")
                 .append("small{color:#666}</style></head><body>\n");
-        out.append("<h1>cassandra-gsi</h1><p><small>as of ").append(esc(generatedAt)).append(", refreshed every ").append(REFRESH_SECONDS)
+        String version = r.service().stream().filter(pair -> "version".equals(pair[0])).map(pair -> pair[1]).findFirst().orElse("");
+        out.append("<h1>cassandra-gsi ").append(esc(version)).append("</h1><p><small>as of ").append(esc(generatedAt)).append(", refreshed every ").append(REFRESH_SECONDS)
                 .append(" s; JSON at <code>/admin/status</code>, metrics at <code>/metrics</code></small></p>\n");
         for (StatusReport.Section section : r.sections()) {
             out.append("<h2>").append(esc(section.title())).append("</h2>");

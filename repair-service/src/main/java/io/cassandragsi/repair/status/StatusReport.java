@@ -52,6 +52,7 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
 
     public static StatusReport of(Map<String, ?> status) {
         List<String[]> service = new ArrayList<>();
+        service.add(new String[] {"version", text(status.get("version"))});
         service.add(new String[] {"instance", text(status.get("owner"))});
         service.add(new String[] {"queue shards read here", text(status.get("shards"))});
         service.add(new String[] {"lag", millis(status.get("lag_ms"))});
@@ -83,6 +84,21 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
         long lag = number(status.get("lag_ms"));
         if (lag >= BEHIND_AFTER_MS) {
             waiting.add("the service is " + millis(lag) + " behind the newest markers");
+        }
+        Map<?, ?> triggers = map(status.get("trigger_versions"));
+        list(triggers.get("warnings")).forEach(w -> waiting.add(String.valueOf(w)));
+        if (triggers.get("error") != null) {
+            waiting.add("the nodes' trigger versions could not be read: " + text(triggers.get("error")));
+        }
+        Map<String, String> triggerOf = new TreeMap<>();
+        for (Object o : list(triggers.get("nodes"))) {
+            Map<?, ?> t = (Map<?, ?>) o;
+            triggerOf.put(text(t.get("node")), text(t.get("version")));
+        }
+        if (!triggerOf.isEmpty()) {
+            List<String> pairs = new ArrayList<>();
+            triggerOf.forEach((node, version) -> pairs.add(node + " " + version));
+            service.add(new String[] {"trigger jars (node version)", String.join(", ", pairs)});
         }
         List<List<String>> cassandraRows = new ArrayList<>();
         for (Object o : list(status.get("cassandra"))) {

@@ -35,7 +35,7 @@ class StatusPageTest {
             assertThat(page.statusCode()).isEqualTo(200);
             assertThat(page.headers().firstValue("Content-Type")).hasValue("text/html; charset=utf-8");
             assertThat(page.headers().firstValue("Content-Security-Policy")).hasValueSatisfying(v -> assertThat(v).startsWith("default-src 'none'"));
-            assertThat(page.body()).contains("<h1>cassandra-gsi</h1>")
+            assertThat(page.body()).contains("<h1>cassandra-gsi ")
                     .contains("node 127.0.0.1:7000: its maintainer has been silent for 15.0 s");
         }
     }

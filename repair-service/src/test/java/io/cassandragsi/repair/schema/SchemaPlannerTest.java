@@ -85,7 +85,8 @@ class SchemaPlannerTest {
                 CheckpointsTable.createStatement("gsi")));
         generated.addAll(4, ProjectTables.initialRows("gsi", io.cassandragsi.schema.QueueLayout.Settings.defaults()));
         generated.addAll(4 + FIRST_CHECKPOINTS.size(), List.of(LeasesTable.createStatement("gsi"),
-                InstancesTable.createStatement("gsi"), JobsTable.createStatement("gsi"), io.cassandragsi.repair.store.BucketsTable.createStatement("gsi")));
+                InstancesTable.createStatement("gsi"), JobsTable.createStatement("gsi"), io.cassandragsi.repair.store.BucketsTable.createStatement("gsi"),
+                io.cassandragsi.schema.TriggerVersionsLayout.createTable("gsi")));
         assertThat(plan.statements().stream().map(Statement::cql).toList()).as("the generator's, the service's tables after the queue")
                 .isEqualTo(generated);
         assertThat(purposes(plan)).containsExactly(
@@ -98,6 +99,7 @@ class SchemaPlannerTest {
                 "create service instances gsi.instances",
                 "create job ledger gsi.jobs",
                 "create bucket seals and changes gsi.buckets",
+                "create nodes' trigger jar versions gsi.trigger_versions",
                 "create keyspace wiki",
                 "create base table wiki.revisions",
                 "create rows table wiki.idx_revisions__rows (the entry keys each row has had)",
@@ -436,7 +438,8 @@ class SchemaPlannerTest {
         assertThat(plan.errors()).isEmpty();
         assertThat(purposes(plan)).containsExactly("create in-node maintainers' progress gsi.node_progress",
                 "create shard checkpoints gsi.checkpoints", FIRST, FIRST, FIRST, FIRST, FIRST, FIRST, FIRST, FIRST,
-                "create service instances gsi.instances", "create job ledger gsi.jobs", "create bucket seals and changes gsi.buckets");
+                "create service instances gsi.instances", "create job ledger gsi.jobs", "create bucket seals and changes gsi.buckets",
+                "create nodes' trigger jar versions gsi.trigger_versions");
         assertThat(plan.statements()).allSatisfy(s -> assertThat(s.cql()).matches("(?s)(CREATE TABLE IF NOT EXISTS|INSERT INTO) \"gsi\"\\..*"));
     }
 
@@ -460,7 +463,7 @@ class SchemaPlannerTest {
         assertThat(purposes(plan)).containsExactly("create project keyspace gsi", "create work queue gsi.queue",
                 "create in-node maintainers' progress gsi.node_progress", "create shard checkpoints gsi.checkpoints",
                 FIRST, FIRST, FIRST, FIRST, FIRST, FIRST, FIRST, FIRST, "create shard leases gsi.leases", "create service instances gsi.instances",
-                "create job ledger gsi.jobs", "create bucket seals and changes gsi.buckets");
+                "create job ledger gsi.jobs", "create bucket seals and changes gsi.buckets", "create nodes' trigger jar versions gsi.trigger_versions");
         assertThat(plan(LiveFixtures.project("gsi")).statements()).as("and nothing once they exist").isEmpty();
     }
 
