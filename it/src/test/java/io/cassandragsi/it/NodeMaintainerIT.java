@@ -74,6 +74,28 @@ class NodeMaintainerIT {
                 assertThat(e.getValue().clean()).as("seed %d index %s: %s", seed, e.getKey(), e.getValue()).isTrue();
             }
             assertThat(done).as("plain writes the node's maintainer did (of 1,500 writes, most of them plain)").isGreaterThan(500);
+            if (SharedCluster.local()) {
+                long[] local = localReadsAndWrites(SharedCluster.cluster().jmxPort(0));
+                System.out.printf("node maintainers: %d local reads, %d local writes%n", local[0], local[1]);
+                // one node, RF=1: every read and write of the maintainer is of this node's replica alone (docs/design.md section 7.8)
+                assertThat(local[0]).as("selects the maintainers ran on this node's replica alone").isGreaterThan(done);
+                assertThat(local[1]).as("mutations the maintainers applied to this node's replica alone").isGreaterThan(done);
+            }
+        }
+    }
+
+    /** The selects and mutations the node's maintainers ran on its replica alone ({@code LocalReads}, {@code LocalWrites}, summed over epochs). */
+    private static long[] localReadsAndWrites(int jmxPort) throws Exception {
+        javax.management.remote.JMXServiceURL url = new javax.management.remote.JMXServiceURL(
+                "service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort + "/jmxrmi");
+        try (javax.management.remote.JMXConnector c = javax.management.remote.JMXConnectorFactory.connect(url)) {
+            javax.management.MBeanServerConnection mbeans = c.getMBeanServerConnection();
+            long[] out = new long[2];
+            for (javax.management.ObjectName name : mbeans.queryNames(new javax.management.ObjectName("io.cassandragsi:type=Maintainer,*"), null)) {
+                out[0] += ((Number) mbeans.getAttribute(name, "LocalReads")).longValue();
+                out[1] += ((Number) mbeans.getAttribute(name, "LocalWrites")).longValue();
+            }
+            return out;
         }
     }
 
