@@ -69,6 +69,7 @@ public final class BenchReadCommand implements Callable<Integer> {
     static final int RARE_MATCHES = 5;
     static final long HOT = 1;
     static final long RARE = 2;
+    private static final String INSERT = "INSERT INTO bench_read.revisions (key, tid, length, value) VALUES (?, ?, ?, ?)";
 
     @Option(names = "--quick", description = "200 measured requests per query instead of 1000.")
     boolean quick;
@@ -89,6 +90,15 @@ public final class BenchReadCommand implements Callable<Integer> {
             description = "Also measure reads/s at saturation: N requests in flight per query (e.g. 32; 0: only the sequential latency).")
     int inFlight;
 
+    @Option(names = "--write-load", paramLabel = "N", defaultValue = "0",
+            description = "Measure under a steady load of N indexed writes per second into the same table (new rows, never the values"
+                    + " read), so that the fresh read's wait for the safe time shows under writes; results in read-load.json (default: none).")
+    int writeLoad;
+
+    @Option(names = "--maintenance", paramLabel = "MODE", defaultValue = "service",
+            description = "The table's maintenance: service or node (docs/design.md section 7.8) (default: ${DEFAULT-VALUE}).")
+    String maintenance;
+
     @picocli.CommandLine.Mixin
     NodeOptions nodeOptions;
 
@@ -106,14 +116,18 @@ public final class BenchReadCommand implements Callable<Integer> {
         if (nodes != 1 && nodes != 3) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--nodes must be 1 or 3, got " + nodes);
         }
-        String results = nodes == 1 ? "target/bench/read.json" : "target/bench/read-" + nodes + ".json";
+        String results = "target/bench/read" + (nodes == 1 ? "" : "-" + nodes) + (maintenance.equals("node") ? "-node" : "")
+                + (writeLoad > 0 ? "-load" : "") + ".json";
         try (BenchNode node = nodeOptions.start(home, "target/bench/read-node", out, nodes)) {
+            if (!maintenance.equals("service") && !maintenance.equals("node")) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--maintenance must be service or node, got " + maintenance);
+            }
             TableDef def = Definitions.parse("""
-                    {"keyspace": "bench_read", "table": "revisions",
+                    {"keyspace": "bench_read", "table": "revisions", "maintenance": "%s",
                      "attributes": {"key": "string", "tid": "timeuuid", "length": "varint", "value": "string"},
                      "index": [{"type": "hash", "attribute": "key"}, {"type": "range", "order": "desc", "attribute": "tid"}],
                      "secondaryIndexes": {"by_length": [{"type": "hash", "attribute": "length"}, {"type": "proj", "attribute": "value"}]}}
-                    """, "bench_read");
+                    """.formatted(maintenance), "bench_read");
             node.apply(def);
             // SAI first, on the empty table: an index build interrupts the base table's compactions, and the
             // MV's build is one (a three-node run once failed with "View build ... Compaction interrupted")
@@ -129,29 +143,42 @@ public final class BenchReadCommand implements Callable<Integer> {
                 load(node, out);
                 BenchNode.awaitDrained(server, java.time.Duration.ofMinutes(2));
                 settle(node, out);
-                List<Query> queries = queries(node, server, floor);
-                List<Map<String, Object>> measured = run(queries, n, out);
-                Map<String, Double> p50 = new LinkedHashMap<>();
-                measured.forEach(r -> p50.put((String) r.get("name"), (Double) r.get("p50_ms")));
-                List<Map<String, Object>> ratios = ReadRatios.of(p50);
-                ReadRatios.print(ratios, out);
-                List<Saturation.Result> saturated = List.of();
-                List<Map<String, Object>> saturatedRatios = List.of();
-                if (inFlight > 0) {
-                    // http-floor too: the HTTP round trip alone at saturation, the floor under every HTTP read's figure
-                    saturated = Saturation.measure(queries, inFlight, java.time.Duration.ofSeconds(quick ? 3 : 6), 3, out);
-                    saturatedRatios = Saturation.ratios(saturated);
-                    out.println("reads/s at saturation over the view's (target: http-eventual at least 0.8): " + saturatedRatios);
+                PreparedStatement insert = node.session.prepare(INSERT);
+                try (BackgroundWrites load = new BackgroundWrites(node.session, insert, writeLoad)) {
+                    measure(node, server, floor, load, n, home.resolve(results), out);
                 }
-                write(home.resolve(results), measured, ratios, n, nodes, saturated, saturatedRatios, inFlight);
                 out.println("wrote " + results);
             }
         }
         return GsiCommand.OK;
     }
 
+    /** Measures every query (and, with --in-flight, its saturation) under the write load, and writes the results. */
+    private void measure(BenchNode node, GsiServer server, HttpFloor floor, BackgroundWrites load, int n, Path file, PrintWriter out)
+            throws Exception {
+        List<Query> queries = queries(node, server, floor);
+        List<Map<String, Object>> measured = run(queries, n, out);
+        Map<String, Double> p50 = new LinkedHashMap<>();
+        measured.forEach(r -> p50.put((String) r.get("name"), (Double) r.get("p50_ms")));
+        List<Map<String, Object>> ratios = ReadRatios.of(p50);
+        ReadRatios.print(ratios, out);
+        List<Saturation.Result> saturated = List.of();
+        List<Map<String, Object>> saturatedRatios = List.of();
+        if (inFlight > 0) {
+            // http-floor too: the HTTP round trip alone at saturation, the floor under every HTTP read's figure
+            saturated = Saturation.measure(queries, inFlight, java.time.Duration.ofSeconds(quick ? 3 : 6), 3, out);
+            saturatedRatios = Saturation.ratios(saturated);
+            out.println("reads/s at saturation over the view's (target: http-eventual at least 0.8): " + saturatedRatios);
+        }
+        if (writeLoad > 0) {
+            out.println(load.summary());
+        }
+        out.println("fresh reads past their wait bound (503 fresh_timeout), warm-up included: " + freshTimeouts.sum());
+        write(file, measured, ratios, n, nodes, saturated, saturatedRatios, inFlight, writeLoad, load.ackedPerSecond());
+    }
+
     private static void load(BenchNode node, PrintWriter out) throws InterruptedException {
-        PreparedStatement insert = node.session.prepare("INSERT INTO bench_read.revisions (key, tid, length, value) VALUES (?, ?, ?, ?)");
+        PreparedStatement insert = node.session.prepare(INSERT);
         Random rnd = new Random(42);
         Semaphore inFlight = new Semaphore(128);
         String value = "x".repeat(200);
@@ -210,9 +237,11 @@ public final class BenchReadCommand implements Callable<Integer> {
                     IndexReader.Query safe = q.withAsOf("safe");
                     queries.add(new Query("gsi-java-safe" + tag, () -> CompletableFuture.completedFuture(reader.read(safe))));
                     if (limit == 10 && v == HOT) { // a fresh read waits about the safe time's lag: one shape is enough to see it
-                        queries.add(new Query("gsi-http-fresh" + tag, () -> get(url + "&fresh=true")));
+                        // a wait past its bound (503 fresh_timeout) is counted, with its latency, not a failure of the run
+                        queries.add(new Query("gsi-http-fresh" + tag, () -> countingTimeouts(() -> get(url + "&fresh=true"))));
                         IndexReader.Query fresh = q.fresh();
-                        queries.add(new Query("gsi-java-fresh" + tag, () -> CompletableFuture.completedFuture(reader.read(fresh))));
+                        queries.add(new Query("gsi-java-fresh" + tag,
+                                () -> countingTimeouts(() -> CompletableFuture.completedFuture(reader.read(fresh)))));
                     }
                     int lim = limit;
                     BigInteger value = BigInteger.valueOf(v);
@@ -230,6 +259,25 @@ public final class BenchReadCommand implements Callable<Integer> {
                 queries.removeIf(q -> only.stream().noneMatch(o -> q.name().contains(o)));
             }
             return queries;
+        }
+    }
+
+    /** Fresh reads that waited past their bound: 503 {@code fresh_timeout} over HTTP, the same {@code ReadException} in Java. */
+    private final java.util.concurrent.atomic.LongAdder freshTimeouts = new java.util.concurrent.atomic.LongAdder();
+
+    private CompletionStage<?> countingTimeouts(Supplier<CompletionStage<?>> read) {
+        try {
+            return read.get();
+        } catch (RuntimeException e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                boolean timedOut = t instanceof io.cassandragsi.repair.read.ReadException r ? "fresh_timeout".equals(r.error())
+                        : t.getMessage() != null && t.getMessage().contains("\"fresh_timeout\"");
+                if (timedOut) {
+                    freshTimeouts.increment();
+                    return CompletableFuture.completedFuture(null);
+                }
+            }
+            throw e;
         }
     }
 
@@ -360,8 +408,9 @@ public final class BenchReadCommand implements Callable<Integer> {
         return row.getBigInteger(0) != null && row.getString(1) != null && row.getString(2) != null && row.getUuid(3) != null;
     }
 
-    private static void write(Path file, List<Map<String, Object>> results, List<Map<String, Object>> ratios, int n, int nodes,
-            List<Saturation.Result> saturated, List<Map<String, Object>> saturatedRatios, int inFlight) throws Exception {
+    private void write(Path file, List<Map<String, Object>> results, List<Map<String, Object>> ratios, int n, int nodes,
+            List<Saturation.Result> saturated, List<Map<String, Object>> saturatedRatios, int inFlight, int writeLoad, double writesAcked)
+            throws Exception {
         ObjectMapper json = new ObjectMapper();
         ObjectNode root = json.createObjectNode();
         ArrayNode arr = root.putArray("queries");
@@ -378,6 +427,9 @@ public final class BenchReadCommand implements Callable<Integer> {
         saturatedRatios.forEach(r -> satRatios.add(json.valueToTree(r)));
         ObjectNode cfg = root.putObject("config");
         cfg.put("in_flight", inFlight);
+        cfg.put("maintenance", maintenance);
+        cfg.put("fresh_timeouts", freshTimeouts.sum());
+        cfg.put("write_load_per_second", writeLoad).put("writes_acknowledged_per_second", Math.round(writesAcked));
         cfg.put("keys", KEYS).put("many_matches", HOT_MATCHES).put("few_matches", RARE_MATCHES).put("requests_per_query", n)
                 .put("value_bytes", 200).put("nodes", nodes).put("consistency", "LOCAL_QUORUM for every read, RF=" + nodes);
         Files.createDirectories(file.getParent());
