@@ -54,8 +54,8 @@ public final class SparkCommand implements Callable<Integer> {
     @Option(names = "--master", paramLabel = "URL", description = "spark-submit's --master (default: the Spark installation's own).")
     String master;
 
-    @Option(names = "--jar", paramLabel = "FILE", description = "The application jar (default: " + JAR + " beside gsi.jar, or spark/target/"
-            + JAR + " of a checkout).")
+    @Option(names = "--jar", paramLabel = "FILE", description = "The application jar (default: spark/target/" + JAR + " of the checkout"
+            + " ./gsi runs from, or " + JAR + " in the release's lib/ or beside gsi.jar).")
     Path jar;
 
     @Mixin
@@ -161,20 +161,25 @@ public final class SparkCommand implements Callable<Integer> {
         return "'" + word.replace("'", "'\\''") + "'";
     }
 
-    /** gsi-spark.jar beside the running gsi.jar (a release's lib/), else spark/target/ of the checkout gsi.jar was built in. */
+    /**
+     * The first that exists of: spark/target/gsi-spark.jar and lib/gsi-spark.jar under gsi.home (the
+     * checkout or the release the ./gsi launcher runs from), gsi-spark.jar beside the running jar;
+     * else the first of them.
+     */
     static Path defaultJar() {
+        List<Path> candidates = new ArrayList<>();
+        String home = System.getProperty("gsi.home");
+        if (home != null) {
+            Path root = Path.of(home).toAbsolutePath().normalize();
+            candidates.add(root.resolve("spark").resolve("target").resolve(JAR));
+            candidates.add(root.resolve("lib").resolve(JAR));
+        }
         try {
             Path self = Path.of(SparkCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toAbsolutePath();
-            Path dir = Files.isDirectory(self) ? self : self.getParent();
-            Path beside = dir.resolve(JAR);
-            if (Files.isRegularFile(beside)) {
-                return beside;
-            }
-            // repair-service/target/gsi.jar (or target/classes) of a checkout
-            Path root = Files.isDirectory(self) ? dir.getParent().getParent().getParent() : dir.getParent().getParent();
-            return root.resolve("spark").resolve("target").resolve(JAR).normalize();
+            candidates.add((Files.isDirectory(self) ? self : self.getParent()).resolve(JAR));
         } catch (URISyntaxException | RuntimeException e) {
-            return Path.of(JAR);
+            candidates.add(Path.of(JAR).toAbsolutePath());
         }
+        return candidates.stream().filter(Files::isRegularFile).findFirst().orElse(candidates.get(0));
     }
 }
