@@ -43,6 +43,9 @@ public final class GsiSpark implements Callable<Integer> {
     @Option(names = "--page-size", paramLabel = "N", defaultValue = "1000", description = "Rows per page of a range scan.")
     int pageSize;
 
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec command;
+
     public static void main(String[] args) {
         CommandLine cl = new CommandLine(new GsiSpark()).setCaseInsensitiveEnumValuesAllowed(true);
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
@@ -61,7 +64,12 @@ public final class GsiSpark implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        SparkJobs.Spec spec = spec();
+        SparkJobs.Spec spec;
+        try {
+            spec = spec();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(command.commandLine(), e.getMessage());
+        }
         SparkSession spark = SparkSession.builder().appName(job.describe()).getOrCreate();
         try {
             if (job.kind == SparkJobArgs.Kind.rebuild) {
