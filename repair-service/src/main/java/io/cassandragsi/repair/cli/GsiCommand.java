@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
         versionProvider = GsiCommand.Version.class,
         description = "Global secondary indexes for Apache Cassandra 5.0.",
         subcommands = {SchemaCommand.class, UpCommand.class, NodeCommand.class, ServeCommand.class, QueryCommand.class, CqlCommand.class,
-            RebuildCommand.class, CheckCommand.class, StatusCommand.class,
+            RebuildCommand.class, CheckCommand.class, StatusCommand.class, SparkCommand.class,
             CommandLine.HelpCommand.class},
         footer = {"", "Benchmarks: ./gsi bench write|read|repair (see ./gsi bench --help)."})
 public final class GsiCommand implements Runnable {

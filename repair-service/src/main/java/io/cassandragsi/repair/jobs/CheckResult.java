@@ -26,7 +26,27 @@ public record CheckResult(String jobId, String keyspace, String table, JobState 
      */
     public record IndexReport(String index, long expected, long missing, long stale, long wrongTid, long wrongDeleted,
             long wrongProjection, long orphans, long approximate, long transientFindings, long fixed, long unfixable,
-            long tooLarge, List<String> examples) {
+            long tooLarge, List<String> examples) implements java.io.Serializable {
+        private static final long serialVersionUID = 1L;
+
+        /** The counts of {@code parts} (the same index over parts of the ring) added up, with at most {@code examples} of their examples. */
+        public static IndexReport sum(String index, List<IndexReport> parts, int examples) {
+            long[] n = new long[12];
+            List<String> shown = new ArrayList<>();
+            for (IndexReport r : parts) {
+                long[] c = {r.expected, r.missing, r.stale, r.wrongTid, r.wrongDeleted, r.wrongProjection, r.orphans, r.approximate,
+                    r.transientFindings, r.fixed, r.unfixable, r.tooLarge};
+                for (int i = 0; i < n.length; i++) {
+                    n[i] += c[i];
+                }
+                for (String e : r.examples) {
+                    if (shown.size() < examples) {
+                        shown.add(e);
+                    }
+                }
+            }
+            return new IndexReport(index, n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8], n[9], n[10], n[11], List.copyOf(shown));
+        }
 
         public long driftCount() {
             return missing + stale + orphans;

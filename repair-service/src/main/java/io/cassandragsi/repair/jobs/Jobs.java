@@ -104,7 +104,7 @@ public final class Jobs {
         return Math.max(1, session.getMetadata().getNodes().size());
     }
 
-    private void requireMurmur3() {
+    void requireMurmur3() {
         session.getMetadata().getTokenMap().ifPresent(tm -> {
             String p = tm.getPartitionerName();
             if (p != null && !p.endsWith("Murmur3Partitioner")) {
@@ -146,7 +146,7 @@ public final class Jobs {
     }
 
     /** Seals every ended bucket of {@code index} (a rebuild's last phase); a missing bucket table is logged and skipped. */
-    private void sealAll(Catalog.Indexed table, IndexPlan index, RebuildOptions options, Progress progress, java.util.function.BooleanSupplier cancelled) {
+    void sealAll(Catalog.Indexed table, IndexPlan index, RebuildOptions options, Progress progress, java.util.function.BooleanSupplier cancelled) {
         if (!table.bucketTables.containsKey(index)) {
             LOG.warn("index {} of {} declares a bucket, but its table {} is missing: run ./gsi schema apply, then rebuild", index.index().name(),
                     table.definition.qualifiedName(), index.index().bucketTableName());

@@ -130,6 +130,18 @@ final class Rebuild<H extends RowHistory> {
                 writes.retries(), s.elapsed(), message);
     }
 
+    /**
+     * One range, for a caller that walks the ring itself (a job on Spark, docs/design.md section
+     * 9.5): its {rows, writes}, or null when {@code stop} ended it early; recorded in the ledger
+     * like any range.
+     */
+    long[] runRange(String jobId, TokenRange range, Progress progress, BooleanSupplier stop) throws InterruptedException {
+        if (inFlight == null) {
+            inFlight = new InFlight(options.maxInFlight());
+        }
+        return range(jobId, range, progress, stop);
+    }
+
     /** Streams one range and writes its rows' rewrites; returns {rows, writes}, or null when stopped before the end. */
     private long[] range(String jobId, TokenRange range, Progress progress, BooleanSupplier stop) throws InterruptedException {
         JobWrites.Round pending = writes.round();

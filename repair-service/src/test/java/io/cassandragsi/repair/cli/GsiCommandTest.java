@@ -31,7 +31,7 @@ class GsiCommandTest {
 
     record Run(int code, String out, String err) {}
 
-    private static Run run(String... args) {
+    static Run run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         CommandLine cl = GsiCommand.commandLine();
