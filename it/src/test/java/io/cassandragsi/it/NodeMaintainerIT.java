@@ -74,7 +74,7 @@ class NodeMaintainerIT {
                 assertThat(e.getValue().clean()).as("seed %d index %s: %s", seed, e.getKey(), e.getValue()).isTrue();
             }
             assertThat(done).as("plain writes the node's maintainer did (of 1,500 writes, most of them plain)").isGreaterThan(500);
-            if (SharedCluster.local()) {
+            if (SharedCluster.isLocal()) {
                 long[] local = localReadsAndWrites(SharedCluster.cluster().jmxPort(0));
                 System.out.printf("node maintainers: %d local reads, %d local writes%n", local[0], local[1]);
                 // one node, RF=1: every read and write of the maintainer is of this node's replica alone (docs/design.md section 7.8)

@@ -72,11 +72,6 @@ public final class SharedCluster {
         return cluster;
     }
 
-    /** Whether the suite runs on its own {@link LocalCluster} (not an existing cluster, nor Testcontainers). */
-    public static boolean local() {
-        return TARGET.equals("local") && EXISTING.isEmpty();
-    }
-
     /** The CQL contact point of the suite's cluster. */
     public static synchronized java.net.InetSocketAddress contactPoint() {
         if (TARGET.equals("testcontainers")) {
