@@ -111,7 +111,13 @@ public final class UnversionedTable implements TableKind {
         if (record.written() != marked || record.writtenBy() == null) {
             return false;
         }
-        return !g.markerIds().contains(record.writtenBy()) || new java.util.HashSet<>(g.markerIds()).size() > 1;
+        // the group's own write set _w only when every marker of the group is that write's (a marker read twice included)
+        for (java.util.UUID id : g.markerIds()) {
+            if (!id.equals(record.writtenBy())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

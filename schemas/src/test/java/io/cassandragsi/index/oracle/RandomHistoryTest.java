@@ -92,13 +92,14 @@ import org.junit.jupiter.api.Test;
  *       moments in between: the service's own rewrites of an unversioned entry outlive its cells by
  *       up to two seconds, and a versioned row whose newest version expired waits for its marker;
  *   <li>one interleaving that makes the index disagree with the base for good today, reduced to
- *       a few steps in {@link KnownDivergencesTest} (disabled), with a flag that puts it back: a
- *       client timestamp tied with a write more than 0.9 s older ({@code
- *       -Dgsi.history.old-ties=true}: such a write whose entry lands before its base row loses its
- *       projection). Every history found before runs as a regression test. Otherwise unshaped:
- *       index entries land before or after their base rows, client timestamps tie earlier writes
- *       (with a TTL or not), TTLs go on every kind of unversioned cell (one-cell and two-cell
- *       keys, projections alone), versions are written again with another TTL or none.
+ *       a few steps in {@link KnownDivergencesTest} (disabled), with a flag that puts it back: an
+ *       unversioned write's entries landing before its base row ({@code
+ *       -Dgsi.history.entries-first=true}: a write older than the row's newest, reconciled in
+ *       between, loses its projection). Off, entries land after their base row, within 20 ms.
+ *       Every history found before runs as a regression test. Otherwise unshaped: client
+ *       timestamps tie earlier writes of any age (with a TTL or not), TTLs go on every kind of
+ *       unversioned cell (one-cell and two-cell keys, projections alone), versions are written
+ *       again with another TTL or none.
  * </ul>
  *
  * <p>{@code -Dgsi.history.scale=K} runs K times as many histories (a soak).

@@ -63,21 +63,19 @@ final class UnversionedWorld extends Simulation {
     // ----- the client
 
     /**
-     * Whether a client timestamp may tie with a write more than 0.9 s older than now. Off by
-     * default: a write with such a timestamp whose entry lands before its base row can lose its
-     * projection for good (see {@code KnownDivergencesTest}, the one disabled case);
-     * {@code -Dgsi.history.old-ties=true} turns it on.
+     * Whether a write's index entries may land before its base row (a logged batch applies its
+     * mutations in any order). Off by default: a write older than the row's newest whose entry lands
+     * first, reconciled in between, loses its projection for good (see {@code KnownDivergencesTest},
+     * the one disabled case); {@code -Dgsi.history.entries-first=true} turns it on. Off, the entries
+     * land after the base row, still any time within 20 ms.
      */
-    static final boolean OLD_TIES = Boolean.getBoolean("gsi.history.old-ties");
+    static final boolean ENTRIES_FIRST = Boolean.getBoolean("gsi.history.entries-first");
 
-    /** A client timestamp: mostly now, up to 20 ms out of order, sometimes tied with an earlier write's (with a TTL or not). */
+    /** A client timestamp: mostly now, up to 20 ms out of order, sometimes tied with an earlier write's (of any age, with a TTL or not). */
     private long timestamp() {
         if (!timestamps.isEmpty() && rnd.nextInt(10) == 0) {
-            long tied = timestamps.get(rnd.nextInt(timestamps.size()));
-            if (OLD_TIES || tied > nowMicros() - 900_000) {
-                ties++;
-                return tied;
-            }
+            ties++;
+            return timestamps.get(rnd.nextInt(timestamps.size()));
         }
         long ts = nowMicros() + rnd.nextInt(40_000) - 20_000;
         timestamps.add(ts);
@@ -170,7 +168,7 @@ final class UnversionedWorld extends Simulation {
         }
         at(now + baseAt, b.base());
         for (Runnable e : b.entries()) {
-            at(now + rnd.nextInt(20), e); // before or after the base row: the batch applies its mutations in any order
+            at(now + (ENTRIES_FIRST ? rnd.nextInt(20) : baseAt + 1 + rnd.nextInt(20)), e);
         }
         maintainers.marker(b.marker());
     }
