@@ -106,6 +106,18 @@ public final class RowReconcile {
      */
     public static List<TablePlan.IndexWrite> reconcile(TablePlan plan, IndexPlan index, BaseRow row, Collection<List<ByteBuffer>> candidates,
             Map<List<ByteBuffer>, EntryState> entries, long stopHint, long shownUpTo) {
+        return reconcile(plan, index, row, candidates, entries, stopHint, shownUpTo, Long.MAX_VALUE);
+    }
+
+    /**
+     * As above, and no projection written at or after {@code landingFrom} (microseconds) is deleted:
+     * the first pass over a write older than the row's newest ({@code shownUpTo} then says nothing
+     * about it) passes its timestamp, since its entry may have landed before its base cells; the
+     * pass a second later, when they have landed, deletes what the base still lacks (docs/design.md
+     * section 4.3).
+     */
+    public static List<TablePlan.IndexWrite> reconcile(TablePlan plan, IndexPlan index, BaseRow row, Collection<List<ByteBuffer>> candidates,
+            Map<List<ByteBuffer>, EntryState> entries, long stopHint, long shownUpTo, long landingFrom) {
         List<TablePlan.IndexWrite> out = new ArrayList<>();
         List<ByteBuffer> current = plan.entryKey(index, row);
         int[] keyAttrs = index.keyAttributes();
@@ -135,10 +147,10 @@ public final class RowReconcile {
                 BaseCell c = row.cells()[projAttrs[i]];
                 if (c.value() != null) {
                     proj[i] = new TablePlan.ProjCell(c.value(), ticksOfMicros(c.writetime()), c.ttl() > 0 ? c.ttl() + 1 : 0);
-                } else if (e != null && e.proj()[i] != null && (shownUpTo == Long.MAX_VALUE || Math.floorDiv(e.projTimestamp()[i], 10L) <= shownUpTo)) {
+                } else if (e != null && e.proj()[i] != null && mayDelete(Math.floorDiv(e.projTimestamp()[i], 10L), shownUpTo, landingFrom)) {
                     // the base has no live cell: delete the entry's at exactly its timestamp (a tombstone wins the tie).
-                    // Not one written after every write the rows table shows: its write's base cell may still be landing,
-                    // and that tombstone would shadow the cell for good (docs/design.md section 4.3)
+                    // Not one written after every write the rows table shows, nor one of a write that may still be landing:
+                    // its base cell may be on its way, and that tombstone would shadow the cell for good (docs/design.md section 4.3)
                     proj[i] = new TablePlan.ProjCell(null, e.projTimestamp()[i], 0);
                 }
             }
@@ -160,6 +172,11 @@ public final class RowReconcile {
             out.add(new TablePlan.MarkDeleted(index, key, Tids.bytes(Tids.minAtTicks(mark)), mark));
         }
         return out;
+    }
+
+    /** Whether a projection written at {@code written} (microseconds) is surely not of a write still landing. */
+    private static boolean mayDelete(long written, long shownUpTo, long landingFrom) {
+        return written < landingFrom && (shownUpTo == Long.MAX_VALUE || written <= shownUpTo);
     }
 
     /**

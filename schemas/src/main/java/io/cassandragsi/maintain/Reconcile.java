@@ -36,9 +36,11 @@ public final class Reconcile {
      * @param shownUpTo the newest write of the row the rows table showed before the row was read
      *     (microseconds): entries of later writes are left to those writes' markers ({@link
      *     RowReconcile#reconcile})
+     * @param landingFrom projections written at or after this (microseconds) may be of a write still
+     *     landing: not deleted ({@link Long#MAX_VALUE}: none)
      */
     public static List<IndexResult> row(TablePlan plan, EntryReads entries, Collection<IndexPlan> indexes, RowRecord record, CurrentRow row,
-            long stopHint, long shownUpTo, Writes.Now now) {
+            long stopHint, long shownUpTo, long landingFrom, Writes.Now now) {
         Map<String, List<List<ByteBuffer>>> newKeys = new LinkedHashMap<>();
         long newest = 0;
         List<CompletableFuture<IndexResult>> perIndex = new ArrayList<>();
@@ -69,7 +71,7 @@ public final class Reconcile {
             // the candidates are the recorded keys alone: whether the current one is among them tells whether its entry
             // may have been written, and expired (RowReconcile.tidAt)
             perIndex.add(entries.entryStates(index, read).thenApply(found -> new IndexResult(index, current,
-                    RowReconcile.reconcile(plan, index, row.cells(), keys, found, stopHint, shownUpTo), found, recorded)));
+                    RowReconcile.reconcile(plan, index, row.cells(), keys, found, stopHint, shownUpTo, landingFrom), found, recorded)));
         }
         if (!newKeys.isEmpty()) {
             // above _w: the rows table may have forgotten the key at a write time up to that (RowReconcile.settled)

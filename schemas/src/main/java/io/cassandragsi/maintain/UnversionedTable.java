@@ -68,10 +68,10 @@ public final class UnversionedTable implements TableKind {
             }
             for (RowRecord record : recorded.rows()) {
                 CurrentRow row = rows.remove(record.rowKey());
-                reconcileRow(record, row == null ? current.absent(record.rowKey()) : row, recorded.partitionWritten(), writes, forget);
+                reconcileRow(record, row == null ? current.absent(record.rowKey()) : row, recorded.partitionWritten(), Long.MAX_VALUE, writes, forget);
             }
             for (CurrentRow row : rows.values()) {
-                reconcileRow(RowRecord.none(row.rowKey()), row, recorded.partitionWritten(), writes, forget);
+                reconcileRow(RowRecord.none(row.rowKey()), row, recorded.partitionWritten(), Long.MAX_VALUE, writes, forget);
             }
             outcome = Outcome.AGAIN;
         } else {
@@ -85,14 +85,18 @@ public final class UnversionedTable implements TableKind {
             if (record == null) {
                 record = RowRecord.none(rowKey);
             }
-            // the hint is this write's own timestamp, not the newest seen: an entry marked later than
-            // needed would hide, until the next repair, a write that makes it match again
-            boolean racing = reconcileRow(record, current.row(rowKey, level), marked, writes, forget);
             // AGAIN when the rows table shows a write later than the group's oldest: an earlier write may still be
             // landing its entry (a coalesced group's older writes too); and when a reconcile of the row running at the
             // same time may miss this one's writes, or this one a write still landing (docs/design.md section 6.6)
             long oldest = WriteTimestamps.of(g.tidMin()) / 10;
-            outcome = g.cas() || record.written() > oldest || racing || tied(g, record, marked) ? Outcome.AGAIN : Outcome.DONE;
+            boolean mayLand = record.written() > oldest || tied(g, record, marked);
+            // the first pass over writes that may still be landing deletes none of their projections: their entries may
+            // have landed before their base cells (docs/design.md section 4.3); the pass a second later does
+            long landingFrom = mayLand && !g.unseenGone() ? oldest : Long.MAX_VALUE;
+            // the hint is this write's own timestamp, not the newest seen: an entry marked later than
+            // needed would hide, until the next repair, a write that makes it match again
+            boolean racing = reconcileRow(record, current.row(rowKey, level), marked, landingFrom, writes, forget);
+            outcome = g.cas() || mayLand || racing ? Outcome.AGAIN : Outcome.DONE;
         }
         sink.write(writes, forget);
         counters.written(name, writes);
@@ -126,13 +130,14 @@ public final class UnversionedTable implements TableKind {
      * RowReconcile#settled}): those updates do not depend on this reconcile's writes. Returns
      * whether it may race another reconcile of the row ({@link #racing}).
      */
-    private boolean reconcileRow(RowRecord record, CurrentRow row, long stopHint, List<TablePlan.IndexWrite> writes, List<RowsWrite> forget) {
+    private boolean reconcileRow(RowRecord record, CurrentRow row, long stopHint, long landingFrom, List<TablePlan.IndexWrite> writes,
+            List<RowsWrite> forget) {
         Map<String, Map<List<ByteBuffer>, Long>> settled = new LinkedHashMap<>();
         boolean racing = false;
         // the row's newest write the rows table shows (a range or partition delete's, a conditional write's hint
         // included), read before the row: what the base showed, and what a settled key must be older than
         long newestWrite = Math.max(record.written(), stopHint);
-        for (Reconcile.IndexResult r : Reconcile.row(plan, entries, plan.indexes(), record, row, stopHint, newestWrite, now)) {
+        for (Reconcile.IndexResult r : Reconcile.row(plan, entries, plan.indexes(), record, row, stopHint, newestWrite, landingFrom, now)) {
             writes.addAll(r.writes());
             String index = r.index().index().name();
             Map<List<ByteBuffer>, Long> times = record.keyTimes(index);

@@ -91,16 +91,12 @@ import org.junit.jupiter.api.Test;
  *   <li>the index is judged once the maintainers have drained and every TTL has run out, not at
  *       moments in between: the service's own rewrites of an unversioned entry outlive its cells by
  *       up to two seconds, and a versioned row whose newest version expired waits for its marker;
- *   <li>one interleaving that makes the index disagree with the base for good today, reduced to
- *       a few steps in {@link KnownDivergencesTest} (disabled), with a flag that puts it back: an
- *       unversioned write's entries landing before its base row ({@code
- *       -Dgsi.history.entries-first=true}: a write older than the row's newest, reconciled in
- *       between, loses its projection). Off, entries land after their base row, within 20 ms.
- *       Every history found before runs as a regression test. Otherwise unshaped: client
+ * </ul>
+ * Nothing else is shaped: a batch's entries land before or after its base row, within 20 ms;
+ * every history found before runs as a regression test ({@link KnownDivergencesTest}); client
  *       timestamps tie earlier writes of any age (with a TTL or not), TTLs go on every kind of
  *       unversioned cell (one-cell and two-cell keys, projections alone), versions are written
- *       again with another TTL or none.
- * </ul>
+ * again with another TTL or none.
  *
  * <p>{@code -Dgsi.history.scale=K} runs K times as many histories (a soak).
  */

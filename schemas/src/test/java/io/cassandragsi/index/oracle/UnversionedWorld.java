@@ -62,15 +62,6 @@ final class UnversionedWorld extends Simulation {
 
     // ----- the client
 
-    /**
-     * Whether a write's index entries may land before its base row (a logged batch applies its
-     * mutations in any order). Off by default: a write older than the row's newest whose entry lands
-     * first, reconciled in between, loses its projection for good (see {@code KnownDivergencesTest},
-     * the one disabled case); {@code -Dgsi.history.entries-first=true} turns it on. Off, the entries
-     * land after the base row, still any time within 20 ms.
-     */
-    static final boolean ENTRIES_FIRST = Boolean.getBoolean("gsi.history.entries-first");
-
     /** A client timestamp: mostly now, up to 20 ms out of order, sometimes tied with an earlier write's (of any age, with a TTL or not). */
     private long timestamp() {
         if (!timestamps.isEmpty() && rnd.nextInt(10) == 0) {
@@ -167,8 +158,8 @@ final class UnversionedWorld extends Simulation {
             return;
         }
         at(now + baseAt, b.base());
-        for (Runnable e : b.entries()) {
-            at(now + (ENTRIES_FIRST ? rnd.nextInt(20) : baseAt + 1 + rnd.nextInt(20)), e);
+        for (Runnable e : b.entries()) { // a logged batch applies its mutations in any order: entries before or after the base row
+            at(now + rnd.nextInt(20), e);
         }
         maintainers.marker(b.marker());
     }
