@@ -68,7 +68,7 @@ class AntiEntropyIT {
 
         GsiConfig d = GsiConfig.defaults();
         GsiConfig config = new GsiConfig(d.cassandra(), d.consistency(), d.queue(), new HttpConfig("127.0.0.1", 0, null, false),
-                new AntiEntropyConfig(true, 5_000, Duration.ZERO, Duration.ofSeconds(5), 16));
+                new AntiEntropyConfig(true, 5_000, Duration.ZERO, Duration.ofSeconds(5), 16, Duration.ZERO));
         long t0 = System.currentTimeMillis();
         try (GsiServer server = new GsiServer(session, config)) {
             Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 180_000);

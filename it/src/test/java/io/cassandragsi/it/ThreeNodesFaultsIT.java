@@ -245,7 +245,7 @@ class ThreeNodesFaultsIT {
         ThreeNodes.createTriggers(runs);
         long t0 = System.currentTimeMillis();
         ServeProcess service = serve("entropy", 18196,
-                "anti_entropy:\n  enabled: true\n  rows_per_second: 5000\n  start_after: 1s\n  pass_interval: 5s\n  splits: 16\n");
+                "anti_entropy:\n  enabled: true\n  rows_per_second: 5000\n  start_after: 1s\n  pass_interval: 5s\n  splits: 16\n  settle: 1s\n");
         ThreeNodes.assertConverged("writes around the trigger", seed, runs, () -> summary(service));
         System.out.printf("writes around the trigger: converged %.1f s after the service started%n", (System.currentTimeMillis() - t0) / 1000.0);
         // a table's status shows its pass under way, which may have started after the fixes: count them all from /metrics

@@ -138,6 +138,7 @@ public final class ConfigLoader {
             public String startAfter;
             public String passInterval;
             public Integer splits;
+            public String settle;
         }
 
         static final class Cassandra {

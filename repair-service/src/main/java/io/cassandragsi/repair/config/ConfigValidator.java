@@ -117,7 +117,8 @@ final class ConfigValidator {
         }
         return new AntiEntropyConfig(raw.enabled == null ? d.enabled() : raw.enabled, rate,
                 raw.startAfter == null ? d.startAfter() : duration(raw.startAfter, "anti_entropy.start_after"),
-                raw.passInterval == null ? d.passInterval() : duration(raw.passInterval, "anti_entropy.pass_interval"), splits);
+                raw.passInterval == null ? d.passInterval() : duration(raw.passInterval, "anti_entropy.pass_interval"), splits,
+                raw.settle == null ? d.settle() : duration(raw.settle, "anti_entropy.settle"));
     }
 
     private CassandraConfig cassandra(Raw.Cassandra raw) {

@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * a table is a job in the jobs table with its finished ranges, so a restarted service, or the
  * instance that takes over, resumes it where it stopped. One instance runs it at a time (the one
  * {@code mayRun} says: the holder of queue shard 0's lease). What was written since the table's
- * safe time is left to the maintainers ({@link Check#leavingRecent}). A whole pass also compares
+ * safe time, or less than {@code anti_entropy.settle} ago, is left to the maintainers ({@link
+ * Check#leavingRecent}): a batch replayed from the batchlog lands below the safe time with its marker. A whole pass also compares
  * the table's bucket tables with the base ({@link BucketCheck}) once the safe time has passed its end.
  */
 public final class AntiEntropy implements AutoCloseable {
@@ -79,6 +80,8 @@ public final class AntiEntropy implements AutoCloseable {
     private final int splits;
     private final Duration startAfter;
     private final Duration passInterval;
+    /** Rows written less than this long ago are left to the maintainers ({@code anti_entropy.settle}). */
+    private final long settleMillis;
     private final Pacer pacer;
     private final Map<String, TableState> tables = new ConcurrentHashMap<>();
     /** What anti-entropy found and fixed since this process started, by kind ({@link #fixes}): {@code /metrics}. */
@@ -102,6 +105,7 @@ public final class AntiEntropy implements AutoCloseable {
         this.splits = config.splits();
         this.startAfter = config.startAfter();
         this.passInterval = config.passInterval();
+        this.settleMillis = config.settle().toMillis();
         this.pacer = new Pacer(rowsPerSecond);
         this.thread = new Thread(this::loop, "gsi-anti-entropy");
         this.thread.setDaemon(true);
@@ -206,7 +210,9 @@ public final class AntiEntropy implements AutoCloseable {
         if (found == null) {
             return; // its indexes went away since the round began
         }
-        Check<?> check = found.leavingRecent(() -> host.safeTimeMillis(def));
+        // a write whose client never saw it acknowledged lands, with its marker, whenever a batchlog replays it: below
+        // the safe time, within the markers' reach (docs/design.md section 9.3)
+        Check<?> check = found.leavingRecent(() -> Math.min(host.safeTimeMillis(def), System.currentTimeMillis() - settleMillis));
         if (check.buckets != null && done.isEmpty()) {
             check.buckets.begin(); // a whole pass also compares the bucket tables; a resumed one lacks the digests of its ranges done before
         }

@@ -76,6 +76,7 @@ class ConfigLoaderTest {
                 DefaultConsistencyLevel.LOCAL_ONE, DefaultConsistencyLevel.EACH_QUORUM, DefaultConsistencyLevel.SERIAL));
         assertThat(cfg.queue()).isEqualTo(new QueueConfig("gsi_prod", 32, Duration.ofSeconds(2)));
         assertThat(cfg.http()).isEqualTo(new HttpConfig("0.0.0.0", 9090, "a-long-random-token", false));
+        assertThat(cfg.antiEntropy()).isEqualTo(new AntiEntropyConfig(false, 50, Duration.ofMinutes(2), Duration.ofHours(1), 16, Duration.ofMinutes(30)));
     }
 
     @Test

@@ -24,14 +24,23 @@ class AntiEntropyTest {
     static final int SPLITS = 8;
 
     private static AntiEntropy entropy(World w, MemoryJobLedger ledger, long safeTimeMillis) {
+        return entropy(w, ledger, safeTimeMillis, Duration.ZERO);
+    }
+
+    private static AntiEntropy entropy(World w, MemoryJobLedger ledger, long safeTimeMillis, Duration settle) {
         MemoryTables t = w.tables();
         return entropy(t.rule.plan().table(), options -> Check.of(t.rule, t, t.writes(), t.plan.indexes(), options, () -> Histories.NOW_TS), ledger,
-                () -> safeTimeMillis);
+                () -> safeTimeMillis, settle);
     }
 
     /** Anti-entropy over one table, whose checks {@code checks} makes, at a pace no test waits for. */
     static AntiEntropy entropy(TableDef def, java.util.function.Function<CheckOptions, Check<?>> checks, MemoryJobLedger ledger,
             java.util.function.LongSupplier safeTimeMillis) {
+        return entropy(def, checks, ledger, safeTimeMillis, Duration.ZERO);
+    }
+
+    static AntiEntropy entropy(TableDef def, java.util.function.Function<CheckOptions, Check<?>> checks, MemoryJobLedger ledger,
+            java.util.function.LongSupplier safeTimeMillis, Duration settle) {
         AntiEntropy.Host host = new AntiEntropy.Host() {
             @Override
             public List<TableDef> tables() {
@@ -58,7 +67,7 @@ class AntiEntropyTest {
                 return safeTimeMillis.getAsLong();
             }
         };
-        return new AntiEntropy(host, new AntiEntropyConfig(true, 1_000_000, Duration.ZERO, Duration.ofHours(1), SPLITS));
+        return new AntiEntropy(host, new AntiEntropyConfig(true, 1_000_000, Duration.ZERO, Duration.ofHours(1), SPLITS, settle));
     }
 
     private static List<ByteBuffer> length(long length, String key) {
@@ -123,6 +132,24 @@ class AntiEntropyTest {
     void should_leave_rows_written_since_the_safe_time_to_the_maintainers() throws Exception {
         World w = damaged();
         AntiEntropy e = entropy(w, new MemoryJobLedger(), Instant.parse("2024-12-31T00:00:00Z").toEpochMilli());
+        e.round();
+        AntiEntropy.TableState s = e.table(name(w));
+        assertThat(count(s, "left_to_maintainers")).isEqualTo(2);
+        assertThat(count(s, "fixed")).isZero();
+        int[] approx = {0};
+        assertThat(Histories.drift(w, "by_length", approx)).as("not touched").hasSize(2);
+    }
+
+    /**
+     * A write its client never saw acknowledged lands with its marker when a batchlog replays it,
+     * below the safe time: rows written within {@code anti_entropy.settle} are the maintainers' too,
+     * however far the safe time has gone (docs/design.md section 9.3).
+     */
+    @Test
+    void should_leave_rows_written_within_the_settle_to_the_maintainers_past_the_safe_time() throws Exception {
+        World w = damaged();
+        Duration sinceTheHistory = Duration.between(Instant.parse("2024-12-31T00:00:00Z"), Instant.now());
+        AntiEntropy e = entropy(w, new MemoryJobLedger(), Histories.NOW_MILLIS, sinceTheHistory);
         e.round();
         AntiEntropy.TableState s = e.table(name(w));
         assertThat(count(s, "left_to_maintainers")).isEqualTo(2);
