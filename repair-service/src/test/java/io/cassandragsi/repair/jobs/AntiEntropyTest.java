@@ -132,6 +132,11 @@ class AntiEntropyTest {
     void should_leave_rows_written_since_the_safe_time_to_the_maintainers() throws Exception {
         World w = damaged();
         AntiEntropy e = entropy(w, new MemoryJobLedger(), Instant.parse("2024-12-31T00:00:00Z").toEpochMilli());
+        assertLeftToTheMaintainers(e, w);
+    }
+
+    /** One round leaves the two lost entries of {@link #damaged()} alone, counted as the maintainers'. */
+    private static void assertLeftToTheMaintainers(AntiEntropy e, World w) throws InterruptedException {
         e.round();
         AntiEntropy.TableState s = e.table(name(w));
         assertThat(count(s, "left_to_maintainers")).isEqualTo(2);
@@ -150,12 +155,7 @@ class AntiEntropyTest {
         World w = damaged();
         Duration sinceTheHistory = Duration.between(Instant.parse("2024-12-31T00:00:00Z"), Instant.now());
         AntiEntropy e = entropy(w, new MemoryJobLedger(), Histories.NOW_MILLIS, sinceTheHistory);
-        e.round();
-        AntiEntropy.TableState s = e.table(name(w));
-        assertThat(count(s, "left_to_maintainers")).isEqualTo(2);
-        assertThat(count(s, "fixed")).isZero();
-        int[] approx = {0};
-        assertThat(Histories.drift(w, "by_length", approx)).as("not touched").hasSize(2);
+        assertLeftToTheMaintainers(e, w);
     }
 
     @Test
