@@ -92,7 +92,8 @@ public final class SharedCluster {
             session = CqlSession.builder()
                     .addContactPoint(contactPoint())
                     .withLocalDatacenter(dc)
-                    .withConfigLoader(com.datastax.oss.driver.api.core.config.DriverConfigLoader.programmaticBuilder()
+                    // the service's driver settings: the repair services the tests start share this session
+                    .withConfigLoader(io.cassandragsi.repair.config.CqlSessions.withCapacity()
                             .withDuration(com.datastax.oss.driver.api.core.config.DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(10))
                             .build())
                     .build();

@@ -18,10 +18,38 @@ import java.util.stream.Collectors;
 /**
  * Builds driver sessions from a {@link GsiConfig}: the typed values go into a programmatic config
  * loader, layered over the driver configuration file when {@code cassandra.driver_config} names one,
- * over the driver's reference configuration. The typed values win.
+ * over the project's {@link #CAPACITY}, over the driver's reference configuration. The typed values
+ * win.
  */
 public final class CqlSessions {
     private CqlSessions() {}
+
+    /**
+     * What the project changes in the driver's reference configuration (docs/configuration.md): a
+     * session-wide limit of requests in flight, the rest queued, and connections enough for it. The
+     * repair service sends bursts (a shard's repairs and their reads side by side, a sweep's backlog
+     * after a maintainer retires); with the driver's one connection of 1,024 requests per node, a
+     * burst on a small cluster fails at once with {@code NodeUnavailableException} ("no connection
+     * was available"), the failures of every other request of the process included.
+     */
+    public static final String CAPACITY = """
+            datastax-java-driver.advanced {
+              connection.pool.local.size = 3
+              throttler {
+                class = ConcurrencyLimitingRequestThrottler
+                max-concurrent-requests = 2048
+                max-queue-size = 100000
+              }
+            }
+            """;
+
+    /** {@link #CAPACITY} over the driver's reference configuration (sessions the tests open, like the service's). */
+    public static ProgrammaticDriverConfigLoaderBuilder withCapacity() {
+        return new DefaultProgrammaticDriverConfigLoaderBuilder(() -> {
+            ConfigFactory.invalidateCaches();
+            return ConfigFactory.parseString(CAPACITY).withFallback(ConfigFactory.defaultReference());
+        }, DefaultDriverConfigLoader.DEFAULT_ROOT_PATH);
+    }
 
     /** Opens a session, or fails with one line that says where it tried to connect and why not. */
     public static CqlSession open(GsiConfig config) {
@@ -49,12 +77,12 @@ public final class CqlSessions {
             java.io.File file = c.driverConfig().toFile();
             fallback = () -> {
                 ConfigFactory.invalidateCaches();
-                return ConfigFactory.parseFile(file).withFallback(ConfigFactory.defaultReference());
+                return ConfigFactory.parseFile(file).withFallback(ConfigFactory.parseString(CAPACITY)).withFallback(ConfigFactory.defaultReference());
             };
         } else {
             fallback = () -> {
                 ConfigFactory.invalidateCaches();
-                return ConfigFactory.defaultReference();
+                return ConfigFactory.parseString(CAPACITY).withFallback(ConfigFactory.defaultReference());
             };
         }
         ProgrammaticDriverConfigLoaderBuilder b =

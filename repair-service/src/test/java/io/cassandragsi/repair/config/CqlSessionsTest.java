@@ -24,6 +24,11 @@ class CqlSessionsTest {
         assertThat(p.getString(DefaultDriverOption.LOAD_BALANCING_LOCAL_DATACENTER)).isEqualTo("datacenter1");
         assertThat(p.getString(DefaultDriverOption.REQUEST_CONSISTENCY)).isEqualTo("LOCAL_QUORUM");
         assertThat(p.getString(DefaultDriverOption.REQUEST_SERIAL_CONSISTENCY)).isEqualTo("LOCAL_SERIAL");
+        // the project's capacity: requests beyond the limit queue instead of failing on a busy connection
+        assertThat(p.getString(DefaultDriverOption.REQUEST_THROTTLER_CLASS)).isEqualTo("ConcurrencyLimitingRequestThrottler");
+        assertThat(p.getInt(DefaultDriverOption.REQUEST_THROTTLER_MAX_CONCURRENT_REQUESTS)).isEqualTo(2048);
+        assertThat(p.getInt(DefaultDriverOption.CONNECTION_POOL_LOCAL_SIZE) * p.getInt(DefaultDriverOption.CONNECTION_MAX_REQUESTS))
+                .as("requests one node's connections take").isGreaterThan(2048);
         assertThat(p.isDefined(DefaultDriverOption.AUTH_PROVIDER_CLASS)).isFalse();
         assertThat(p.isDefined(DefaultDriverOption.SSL_ENGINE_FACTORY_CLASS)).isFalse();
         // the driver's reference configuration is underneath
@@ -40,7 +45,8 @@ class CqlSessionsTest {
         assertThat(p.getString(DefaultDriverOption.LOAD_BALANCING_LOCAL_DATACENTER)).isEqualTo("dc-east");
         // everything else comes from the file
         assertThat(p.getDuration(DefaultDriverOption.REQUEST_TIMEOUT)).isEqualTo(Duration.ofSeconds(7));
-        assertThat(p.getInt(DefaultDriverOption.CONNECTION_POOL_LOCAL_SIZE)).isEqualTo(2);
+        assertThat(p.getInt(DefaultDriverOption.CONNECTION_POOL_LOCAL_SIZE)).as("the file wins over the project's capacity").isEqualTo(2);
+        assertThat(p.getString(DefaultDriverOption.REQUEST_THROTTLER_CLASS)).isEqualTo("ConcurrencyLimitingRequestThrottler");
         assertThat(p.getString(DefaultDriverOption.AUTH_PROVIDER_CLASS)).endsWith("PlainTextAuthProvider");
         assertThat(p.getString(DefaultDriverOption.AUTH_PROVIDER_USER_NAME)).isEqualTo("gsi_service");
         assertThat(p.getString(DefaultDriverOption.SSL_ENGINE_FACTORY_CLASS)).endsWith("DefaultSslEngineFactory");
