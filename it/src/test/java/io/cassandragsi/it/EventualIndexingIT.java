@@ -157,6 +157,14 @@ class EventualIndexingIT {
                             .findFirst().orElse("(no segment dropped)");
                     System.out.printf("seed %d after the CDC space ran out: %s; node log: %s%n", seed, after, lost);
                     assertThat(lost).as("the space limit was reached and the loss logged").contains("before every maintainer had passed it");
+                    long deadline = System.currentTimeMillis() + 15_000;
+                    long reported = 0;
+                    while (reported == 0 && System.currentTimeMillis() < deadline) { // the progress record carries it within a second
+                        reported = ((List<?>) service.status().get("nodes")).stream().mapToLong(n -> ((Number) ((Map<?, ?>) n).get("cdc_segments_lost"))
+                                .longValue()).sum();
+                        Thread.sleep(500);
+                    }
+                    assertThat(reported).as("/admin/status names the CDC segments lost (nodes[].cdc_segments_lost)").isPositive();
                     for (Map.Entry<String, HistoryRun.Drift> e : after.entrySet()) {
                         assertThat(e.getValue().clean()).as("seed %d index %s after the CDC space ran out: %s", seed, e.getKey(), e.getValue())
                                 .isTrue();

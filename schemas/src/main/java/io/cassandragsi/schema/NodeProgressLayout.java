@@ -24,6 +24,13 @@ public final class NodeProgressLayout {
     public static final String C_DONE = "done";
     public static final String C_HANDED_OFF = "handed_off";
     public static final String C_RETRIED = "retried";
+    /**
+     * CDC segments Cassandra dropped before every maintainer had passed them ({@code cdc_total_space}
+     * full, docs/design.md section 7.11): writes of tables in eventual indexing in them are left to
+     * {@code ./gsi check --fix}. Added by {@code schema apply} to older tables; a node writes it only
+     * where the column exists.
+     */
+    public static final String C_CDC_LOST = "cdc_lost";
     /** Written by the repair service: the epoch's markers are swept up to here. */
     public static final String C_SWEPT_TO = "swept_to";
     public static final String C_SWEPT_BY = "swept_by";
@@ -49,6 +56,11 @@ public final class NodeProgressLayout {
         return shard >= FIRST_EPOCH_SHARD;
     }
 
+    /** {@link #C_CDC_LOST} for a table created before it. */
+    public static String addCdcLost(String keyspace) {
+        return "ALTER TABLE " + Cql.qualified(keyspace, TABLE) + " ADD " + C_CDC_LOST + " bigint;";
+    }
+
     public static String createTable(String keyspace, QueueLayout.Settings queue) {
         return "CREATE TABLE IF NOT EXISTS " + Cql.qualified(keyspace, TABLE) + " (\n"
                 + "  shard int PRIMARY KEY,\n"
@@ -61,6 +73,7 @@ public final class NodeProgressLayout {
                 + "  done bigint,\n"
                 + "  handed_off bigint,\n"
                 + "  retried bigint,\n"
+                + "  cdc_lost bigint,\n"
                 + "  swept_to timeuuid,\n"
                 + "  swept_by text\n"
                 + ") WITH default_time_to_live = " + queue.ttlSeconds() + "\n"

@@ -39,24 +39,31 @@ final class NodeProgress {
 
     /** Writes the heartbeat (now), {@code doneBefore}, the state and the counters; blocks until acknowledged or throws. */
     void write(UUID doneBefore, String state, MaintainerMetrics metrics) {
+        // the table as it is now: schema apply may have added a column since the maintainer started
+        TableMetadata current = org.apache.cassandra.schema.Schema.instance.getTableMetadata(table.keyspace, table.name);
+        TableMetadata table = current == null ? this.table : current;
         long nowMicros = FBUtilities.timestampMicros();
         long nowInSec = FBUtilities.nowInSeconds();
         Row.Builder b = BTreeRow.unsortedBuilder();
         b.newRow(org.apache.cassandra.db.Clustering.EMPTY);
-        cell(b, NodeProgressLayout.C_NODE, node, nowMicros, nowInSec);
-        cell(b, NodeProgressLayout.C_STARTED, ByteBufferUtil.bytes(startedMillis), nowMicros, nowInSec);
-        cell(b, NodeProgressLayout.C_HEARTBEAT, ByteBufferUtil.bytes(nowMicros / 1000), nowMicros, nowInSec);
-        cell(b, NodeProgressLayout.C_DONE_BEFORE, Tids.bytes(doneBefore), nowMicros, nowInSec);
-        cell(b, NodeProgressLayout.C_STATE, ByteBufferUtil.bytes(state), nowMicros, nowInSec);
-        cell(b, NodeProgressLayout.C_QUEUED, ByteBufferUtil.bytes(metrics.queued.sum()), nowMicros, nowInSec);
-        cell(b, NodeProgressLayout.C_DONE, ByteBufferUtil.bytes(metrics.done.sum()), nowMicros, nowInSec);
-        cell(b, NodeProgressLayout.C_HANDED_OFF, ByteBufferUtil.bytes(metrics.handedOff.sum()), nowMicros, nowInSec);
-        cell(b, NodeProgressLayout.C_RETRIED, ByteBufferUtil.bytes(metrics.retried.sum()), nowMicros, nowInSec);
+        cell(table, b, NodeProgressLayout.C_NODE, node, nowMicros, nowInSec);
+        cell(table, b, NodeProgressLayout.C_STARTED, ByteBufferUtil.bytes(startedMillis), nowMicros, nowInSec);
+        cell(table, b, NodeProgressLayout.C_HEARTBEAT, ByteBufferUtil.bytes(nowMicros / 1000), nowMicros, nowInSec);
+        cell(table, b, NodeProgressLayout.C_DONE_BEFORE, Tids.bytes(doneBefore), nowMicros, nowInSec);
+        cell(table, b, NodeProgressLayout.C_STATE, ByteBufferUtil.bytes(state), nowMicros, nowInSec);
+        cell(table, b, NodeProgressLayout.C_QUEUED, ByteBufferUtil.bytes(metrics.queued.sum()), nowMicros, nowInSec);
+        cell(table, b, NodeProgressLayout.C_DONE, ByteBufferUtil.bytes(metrics.done.sum()), nowMicros, nowInSec);
+        cell(table, b, NodeProgressLayout.C_HANDED_OFF, ByteBufferUtil.bytes(metrics.handedOff.sum()), nowMicros, nowInSec);
+        cell(table, b, NodeProgressLayout.C_RETRIED, ByteBufferUtil.bytes(metrics.retried.sum()), nowMicros, nowInSec);
+        ColumnMetadata lost = table.getColumn(ByteBufferUtil.bytes(NodeProgressLayout.C_CDC_LOST));
+        if (lost != null) { // a table from before it lacks the column until schema apply adds it
+            b.addCell(BufferCell.expiring(lost, nowMicros, ttl, nowInSec, ByteBufferUtil.bytes(metrics.cdcSegmentsLost.sum())));
+        }
         Mutation m = new Mutation(PartitionUpdate.singleRowUpdate(table, ByteBufferUtil.bytes(shard), b.build()));
         NodeWrites.send(List.of(m), cl);
     }
 
-    private void cell(Row.Builder b, String column, ByteBuffer value, long nowMicros, long nowInSec) {
+    private void cell(TableMetadata table, Row.Builder b, String column, ByteBuffer value, long nowMicros, long nowInSec) {
         ColumnMetadata c = table.getColumn(ByteBufferUtil.bytes(column));
         if (c == null) {
             throw new IllegalStateException("progress table " + table + " lacks column " + column + ": run ./gsi schema apply");

@@ -7,6 +7,7 @@ import io.cassandragsi.schema.CqlGenerator.IndexComment;
 import io.cassandragsi.schema.CqlGenerator.Statement;
 import io.cassandragsi.schema.DefinitionException;
 import io.cassandragsi.schema.Index;
+import io.cassandragsi.schema.NodeProgressLayout;
 import io.cassandragsi.schema.QueueLayout;
 import io.cassandragsi.schema.RowsLayout;
 import io.cassandragsi.schema.TableDef;
@@ -106,6 +107,9 @@ public final class SchemaPlanner {
                 statements.add(new Statement("add " + io.cassandragsi.repair.store.CheckpointsTable.DONE_BEFORE + " to "
                         + existing.get().qualifiedName() + " (how far each shard's work is done: the safe time)",
                         io.cassandragsi.repair.store.CheckpointsTable.addDoneBefore(projectKeyspace)));
+            } else if (t.name().equals(NodeProgressLayout.TABLE) && !existing.get().columns().containsKey(NodeProgressLayout.C_CDC_LOST)) {
+                statements.add(new Statement("add " + NodeProgressLayout.C_CDC_LOST + " to " + existing.get().qualifiedName()
+                        + " (CDC segments a node lost before indexing them: /admin/status)", NodeProgressLayout.addCdcLost(projectKeyspace)));
             } else if (t.name().equals(QueueLayout.TABLE)) {
                 if (!queueSettings.toComment().equals(existing.get().comment())) {
                     warnings.add("work queue " + existing.get().qualifiedName() + " exists with settings " + existing.get().comment()

@@ -225,6 +225,8 @@ public final class RepairService implements AutoCloseable {
             n.put("done", e.done());
             n.put("handed_off", e.handedOff());
             n.put("retried", e.retried());
+            // CDC segments the node lost before indexing them: writes in eventual indexing left to check --fix (docs/design.md section 7.11)
+            n.put("cdc_segments_lost", e.cdcLost());
             n.put("sweep", swept ? "done" : sweeping.contains(e.shard()) ? "running here"
                     : io.cassandragsi.repair.queue.NodeSweeps.stopped(e, now) ? "due" : "none (running)");
             out.add(n);

@@ -118,6 +118,10 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
             boolean ended = "running".equals(state) && heartbeat >= SILENT_AFTER_MS && "done".equals(text(n.get("sweep")));
             nodeRows.add(List.of(node, ended ? "ended (swept)" : state, millis(heartbeat) + " ago", millis(n.get("lag_ms")), text(n.get("queued")), text(n.get("done")),
                     text(n.get("handed_off")), text(n.get("retried")), text(n.get("sweep"))));
+            if (number(n.get("cdc_segments_lost")) > 0) {
+                waiting.add("node " + node + ": Cassandra dropped " + text(n.get("cdc_segments_lost")) + " CDC segment(s) before its maintainers"
+                        + " had passed them (cdc_total_space full): run ./gsi check --fix on the tables in eventual indexing");
+            }
             if ("running".equals(state) && heartbeat >= SILENT_AFTER_MS && !ended) {
                 waiting.add("node " + node + ": its maintainer has been silent for " + millis(heartbeat) + " (the service sweeps its work)");
             }

@@ -20,10 +20,12 @@ public final class NodeProgressTable {
     private final CqlSession session;
     private final PreparedStatement all;
     private final PreparedStatement swept;
+    /** Whether the table has {@code cdc_lost} (schema apply adds it to older ones). */
+    private final boolean cdcLost;
 
     /** One maintainer epoch: what the node last recorded, and how far the service swept it (null: not at all). */
     public record Epoch(int shard, String node, Instant started, Instant heartbeat, UUID doneBefore, String state, long queued, long done,
-            long handedOff, long retried, UUID sweptTo, String sweptBy) {
+            long handedOff, long retried, UUID sweptTo, String sweptBy, long cdcLost) {
         public boolean retired() {
             return NodeProgressLayout.RETIRED.equals(state);
         }
@@ -34,8 +36,11 @@ public final class NodeProgressTable {
         MissingTableException.require(session, keyspace, NodeProgressLayout.TABLE, "in-node maintainers' progress");
         this.session = session;
         String t = Cql.qualified(keyspace, NodeProgressLayout.TABLE);
+        // cdc_lost: a table from before it lacks the column until schema apply adds it (read as 0)
+        this.cdcLost = session.getMetadata().getKeyspace(com.datastax.oss.driver.api.core.CqlIdentifier.fromInternal(keyspace))
+                .flatMap(k -> k.getTable(NodeProgressLayout.TABLE)).map(m -> m.getColumn(NodeProgressLayout.C_CDC_LOST).isPresent()).orElse(false);
         this.all = session.prepare("SELECT shard, node, started, heartbeat, done_before, state, queued, done, handed_off, retried, swept_to,"
-                + " swept_by FROM " + t);
+                + " swept_by" + (cdcLost ? ", " + NodeProgressLayout.C_CDC_LOST : "") + " FROM " + t);
         this.swept = session.prepare("UPDATE " + t + " SET swept_to = ?, swept_by = ? WHERE shard = ?");
     }
 
@@ -47,7 +52,7 @@ public final class NodeProgressTable {
                 continue; // only a sweep's cells left (the node's expired first)
             }
             out.add(new Epoch(r.getInt(0), r.getString(1), r.getInstant(2), r.getInstant(3), r.getUuid(4), r.getString(5), r.getLong(6),
-                    r.getLong(7), r.getLong(8), r.getLong(9), r.getUuid(10), r.getString(11)));
+                    r.getLong(7), r.getLong(8), r.getLong(9), r.getUuid(10), r.getString(11), cdcLost ? r.getLong(12) : 0));
         }
         return out;
     }

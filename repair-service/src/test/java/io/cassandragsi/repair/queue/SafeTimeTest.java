@@ -20,7 +20,7 @@ class SafeTimeTest {
 
     private static Epoch epoch(int shard, long heartbeat, long doneBefore, String state, Long sweptTo) {
         return new Epoch(shard, "10.0.0." + shard, Instant.ofEpochMilli(heartbeat - 60_000), Instant.ofEpochMilli(heartbeat),
-                Tids.maxAtTicks(doneBefore * 10_000L), state, 0, 0, 0, 0, sweptTo == null ? null : Tids.maxAtTicks(sweptTo * 10_000L), null);
+                Tids.maxAtTicks(doneBefore * 10_000L), state, 0, 0, 0, 0, sweptTo == null ? null : Tids.maxAtTicks(sweptTo * 10_000L), null, 0);
     }
 
     private static final List<SafeTime.Source> SHARDS = List.of(shard(0, NOW - 150), shard(1, NOW - 400), shard(2, NOW - 200));

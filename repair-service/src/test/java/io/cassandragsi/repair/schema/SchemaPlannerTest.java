@@ -209,6 +209,17 @@ class SchemaPlannerTest {
     }
 
     @Test
+    void should_add_cdc_lost_to_the_progress_table_of_an_older_release() {
+        LiveSchema live = LiveFixtures.created(revisions()).with(new LiveTable("gsi", io.cassandragsi.schema.NodeProgressLayout.TABLE,
+                List.of(LiveColumn.of("shard", "int")), List.of(), Map.of("shard", "int", "retried", "bigint"), "", Map.of()));
+        Plan plan = plan(live, revisions());
+        assertThat(plan.statements()).singleElement().satisfies(s -> {
+            assertThat(s.purpose()).startsWith("add cdc_lost to gsi.node_progress");
+            assertThat(s.cql()).isEqualTo("ALTER TABLE \"gsi\".\"node_progress\" ADD cdc_lost bigint;");
+        });
+    }
+
+    @Test
     void should_use_configured_queue_settings_when_creating_the_queue() {
         QueueLayout.Settings settings = new QueueLayout.Settings(32, 10, 604800);
         Plan plan = SchemaPlanner.plan(List.of(revisions()), LiveSchema.empty(), "gsi_x", REPLICATION, settings);

@@ -75,6 +75,14 @@ class StatusReportTest {
     }
 
     @Test
+    void should_ask_for_a_check_when_a_node_lost_cdc_segments() {
+        StatusReport r = StatusReport.of(Map.of("nodes", List.of(Map.of("node", "127.0.0.2:7000", "state", "running", "heartbeat_age_ms", 200L,
+                "sweep", "none (running)", "cdc_segments_lost", 3L))));
+        assertThat(r.waiting()).singleElement().asString().contains("127.0.0.2:7000").contains("dropped 3 CDC segment(s)")
+                .contains("./gsi check --fix");
+    }
+
+    @Test
     void should_wait_for_nothing_when_the_service_is_idle() {
         StatusReport r = StatusReport.of(Map.of("lag_ms", 0, "nodes", List.of(), "pending_by_table", Map.of()));
         assertThat(r.waiting()).isEmpty();
