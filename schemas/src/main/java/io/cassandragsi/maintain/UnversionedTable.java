@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * An unversioned table (rows overwritten in place, the version of a write is its write
@@ -68,10 +67,11 @@ public final class UnversionedTable implements TableKind {
             }
             for (RowRecord record : recorded.rows()) {
                 CurrentRow row = rows.remove(record.rowKey());
-                reconcileRow(record, row == null ? current.absent(record.rowKey()) : row, recorded.partitionWritten(), Long.MAX_VALUE, writes, forget);
+                reconcileRow(record, row == null ? current.absent(record.rowKey()) : row, recorded.partitionWritten(), Long.MAX_VALUE, Long.MAX_VALUE,
+                        writes, forget);
             }
             for (CurrentRow row : rows.values()) {
-                reconcileRow(RowRecord.none(row.rowKey()), row, recorded.partitionWritten(), Long.MAX_VALUE, writes, forget);
+                reconcileRow(RowRecord.none(row.rowKey()), row, recorded.partitionWritten(), Long.MAX_VALUE, Long.MAX_VALUE, writes, forget);
             }
             outcome = Outcome.AGAIN;
         } else {
@@ -95,7 +95,7 @@ public final class UnversionedTable implements TableKind {
             long landingFrom = mayLand && !g.unseenGone() ? oldest : Long.MAX_VALUE;
             // the hint is this write's own timestamp, not the newest seen: an entry marked later than
             // needed would hide, until the next repair, a write that makes it match again
-            boolean racing = reconcileRow(record, current.row(rowKey, level), marked, landingFrom, writes, forget);
+            boolean racing = reconcileRow(record, current.row(rowKey, level), marked, landingFrom, oldest, writes, forget);
             outcome = g.cas() || mayLand || racing ? Outcome.AGAIN : Outcome.DONE;
         }
         sink.write(writes, forget);
@@ -130,7 +130,7 @@ public final class UnversionedTable implements TableKind {
      * RowReconcile#settled}): those updates do not depend on this reconcile's writes. Returns
      * whether it may race another reconcile of the row ({@link #racing}).
      */
-    private boolean reconcileRow(RowRecord record, CurrentRow row, long stopHint, long landingFrom, List<TablePlan.IndexWrite> writes,
+    private boolean reconcileRow(RowRecord record, CurrentRow row, long stopHint, long landingFrom, long ownFrom, List<TablePlan.IndexWrite> writes,
             List<RowsWrite> forget) {
         Map<String, Map<List<ByteBuffer>, Long>> settled = new LinkedHashMap<>();
         boolean racing = false;
@@ -145,7 +145,7 @@ public final class UnversionedTable implements TableKind {
             for (List<ByteBuffer> key : forgotten) {
                 settled.computeIfAbsent(index, k -> new LinkedHashMap<>()).put(key, times.get(key));
             }
-            racing |= racing(r, record.keys(index), forgotten);
+            racing |= racing(r, times, forgotten, ownFrom, stopHint);
         }
         if (!settled.isEmpty()) {
             forget.add(new RowsWrite.ForgetKeys(row.rowKey(), settled));
@@ -162,15 +162,30 @@ public final class UnversionedTable implements TableKind {
      * read the rows table before does not look at that key), or makes its marked entry match again
      * (one that read it before leaves it marked); or a recorded key, not the row's now nor
      * forgotten, has no entry as read (a trigger's or another reconcile's write may still be
-     * landing it). Plain writes whose entries have landed do none of these.
+     * landing it); or a key the group's own writes recorded ({@code ownFrom} to {@code ownTo},
+     * microseconds), not the row's now, whose entry shows no {@code _tid} of that write (its entry,
+     * written by the trigger in the same batch, may land after this read: an entry marked long ago
+     * reads as present, without a {@code _tid}). Plain writes whose entries have landed do none of
+     * these.
      */
-    private static boolean racing(Reconcile.IndexResult r, Set<List<ByteBuffer>> recorded, List<List<ByteBuffer>> forgotten) {
+    private static boolean racing(Reconcile.IndexResult r, Map<List<ByteBuffer>, Long> recorded, List<List<ByteBuffer>> forgotten, long ownFrom,
+            long ownTo) {
         RowReconcile.EntryState now = r.current() == null ? null : r.entries().get(r.current());
         if (r.recorded() || (now != null && !now.matches())) {
             return true;
         }
-        for (List<ByteBuffer> key : recorded) {
-            if (!key.equals(r.current()) && r.entries().get(key) == null && !forgotten.contains(key)) {
+        for (Map.Entry<List<ByteBuffer>, Long> k : recorded.entrySet()) {
+            List<ByteBuffer> key = k.getKey();
+            if (key.equals(r.current()) || forgotten.contains(key)) {
+                continue;
+            }
+            RowReconcile.EntryState e = r.entries().get(key);
+            if (e == null) {
+                return true;
+            }
+            long at = k.getValue();
+            boolean own = at >= ownFrom && at <= ownTo;
+            if (own && (e.tid() == null || RowReconcile.ticksOfMicros(at) > WriteTimestamps.ofSerialized(e.tid()))) {
                 return true;
             }
         }

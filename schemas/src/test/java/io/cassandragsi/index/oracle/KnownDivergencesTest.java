@@ -183,6 +183,45 @@ class KnownDivergencesTest {
     }
 
     /**
+     * A write that loses a tie: W3 writes email 'b@x' at the client timestamp of W2's 'c@x' (the
+     * greater value, 'c@x', wins the base), and its batch lands its base row (with the rows table's
+     * record of 'b@x') before its entry. The entry (b@x, u) is there already from an old write: its
+     * {@code _tid} expired with that write's TTL, its {@code _deleted} stayed. A reconcile reading it
+     * then saw a recorded key whose entry does not match and left it: once W3's entry landed, it
+     * matched for good, a row the base does not have. Now a key the group's own write recorded whose
+     * entry shows no {@code _tid} of that write makes the reconcile come back a second later, which
+     * marks it (docs/design.md section 6.6).
+     */
+    @Test
+    void should_mark_the_entry_of_a_write_that_loses_a_tie_when_it_lands_after_the_reconcile_over_an_old_mark() {
+        UnversionedWorld w = new UnversionedWorld(new Random(1), T0, Maintainers.Mode.SERVICE);
+        long t = T0 * 1000L;
+        ByteBuffer id = text("u");
+        MemoryTrigger.Batch w0 = w.batch(id, cells("email", text("b@x")), false, t, 1); // expires in a second
+        w0.land();
+        w.repair(w0.marker());
+        w.now += 100;
+        MemoryTrigger.Batch w1 = w.batch(id, cells("email", text("a@x")), false, t + 100_000L, 0);
+        w1.land();
+        w.repair(w1.marker()); // marks (b@x, u)
+        w.now += 3_000; // its _tid has expired, its _deleted has not
+        MemoryTrigger.Batch w2 = w.batch(id, cells("email", text("c@x")), false, t + 3_100_000L, 0);
+        w2.land();
+        w.repair(w2.marker());
+        w.now += 10;
+        MemoryTrigger.Batch w3 = w.batch(id, cells("email", text("b@x")), false, t + 3_100_000L, 0); // ties with W2, loses
+        w3.base().run();
+        assertThat(w.repair(w3.marker())).as("its own entry may still be landing").isEqualTo(Outcome.AGAIN);
+        w3.entries().forEach(Runnable::run);
+        w.now += 1_000;
+        w.repair(MarkerGroup.coalesce(List.of(w3.marker())).get(0).withUnseenGone(), w.stores); // the pass a second later
+
+        assertThat(w.value(id, "email")).isEqualTo(text("c@x"));
+        MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(0), List.of(text("b@x"), id));
+        assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).as("by_email entry (b@x, u): the row's email is c@x").isFalse();
+    }
+
+    /**
      * An unversioned row whose {@code by_country} key has two cells: W1 writes country 'fr' and age
      * 20 with a TTL, W2 country 'fr' again 30 ms later (by its client timestamp) without one, and W3
      * age 20 again without a TTL, at a client timestamp between the two, landing last. A reconcile
