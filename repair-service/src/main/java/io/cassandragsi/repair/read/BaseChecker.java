@@ -38,15 +38,9 @@ final class BaseChecker {
         this.falsePositives = falsePositives;
     }
 
-    /** The items of the matches among {@code rows}, in row order. */
-    CompletableFuture<List<Map<String, Object>>> decide(ReadPlan read, List<Row> rows) {
-        return decide(read, rows, null);
-    }
-
     /**
-     * As {@link #decide(ReadPlan, List)}, with each row's decision given ({@code decisions}, in
-     * row order; null: decided here from the row), as a window read over several buckets decides
-     * a row from its entries in every bucket ({@link BucketMerge#decide}).
+     * The items of the matches among {@code rows}, in row order, each with its decision from the
+     * index alone ({@code decisions}, in row order, none SKIP; the read's source made them).
      */
     CompletableFuture<List<Map<String, Object>>> decide(ReadPlan read, List<Row> rows, List<EntryDecision> decisions) {
         Catalog.Indexed table = read.table();
@@ -61,24 +55,7 @@ final class BaseChecker {
         CompletableFuture<List<Version>> batch = new CompletableFuture<>();
         for (int n = 0; n < rows.size(); n++) {
             Row r = rows.get(n);
-            if (plan.perVersion()) {
-                UUID tid = layout.tidInKey(r);
-                EntryDecision d = EntryDecision.ofVersionEntry(read.consistent(), tid, q);
-                if (d == EntryDecision.SKIP) {
-                    continue;
-                }
-                if (d == EntryDecision.MATCH) {
-                    decided[n] = layout.fromRow(r);
-                    continue;
-                }
-                List<ByteBuffer> key = layout.entryKey(r);
-                checkedAt.add(n);
-                checks.add(() -> checkVersion(table, plan, layout, key, tid));
-                continue;
-            }
-            UUID deleted = layout.deleted(r);
-            UUID tid = layout.tid(r);
-            EntryDecision d = decisions != null ? decisions.get(n) : decision(read, r, tid, deleted);
+            EntryDecision d = decisions.get(n);
             if (d == EntryDecision.SKIP) {
                 continue;
             }
@@ -86,6 +63,14 @@ final class BaseChecker {
                 decided[n] = layout.fromRow(r);
                 continue;
             }
+            if (plan.perVersion()) {
+                UUID tid = layout.tidInKey(r);
+                List<ByteBuffer> key = layout.entryKey(r);
+                checkedAt.add(n);
+                checks.add(() -> checkVersion(table, plan, layout, key, tid));
+                continue;
+            }
+            UUID tid = layout.tid(r);
             boolean claims = d.claimed();
             List<ByteBuffer> key = layout.entryKey(r);
             List<ByteBuffer> rowKey = layout.rowKey(key);
@@ -136,24 +121,6 @@ final class BaseChecker {
             }
             return matches(decided);
         });
-    }
-
-    /** One entry's decision: of an index table's entry, or of a bucket's (only its seal's entries count). */
-    private static EntryDecision decision(ReadPlan read, Row r, UUID tid, UUID deleted) {
-        ReadPlan.Bucket bucket = read.bucket();
-        if (bucket != null) {
-            java.nio.ByteBuffer seal = r.getBytesUnsafe(bucket.sealColumn());
-            if (!BucketChoice.counts(bucket.label(), bucket.seal(), seal == null ? null : io.cassandragsi.index.Tids.uuid(seal))) {
-                return EntryDecision.SKIP; // an earlier seal's entry, which this one no longer has
-            }
-            java.nio.ByteBuffer f = r.getBytesUnsafe(bucket.firstColumn());
-            UUID first = f == null ? null : io.cassandragsi.index.Tids.uuid(f);
-            return read.from() == null ? EntryDecision.ofBucketEntry(tid, first, deleted, read.q())
-                    : EntryDecision.inBucketWindow(tid, first, deleted, read.from(), read.q());
-        }
-        boolean versioned = read.table().plan.versioned();
-        return read.from() == null ? EntryDecision.ofEntry(versioned, read.consistent(), tid, deleted, read.q())
-                : EntryDecision.inWindow(versioned, read.consistent(), tid, deleted, read.from(), read.q());
     }
 
     /**

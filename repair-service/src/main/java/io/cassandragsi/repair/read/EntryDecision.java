@@ -103,30 +103,16 @@ enum EntryDecision {
     }
 
     /**
-     * An entry of a valid seal of a bucket that holds q (docs/design.md section 8.2): its {@code
-     * _tid} is the latest version with its key current at a moment of the bucket, {@code _first}
-     * the earliest, {@code _deleted} exactly the end of {@code _tid}'s interval (null: none), all
-     * read from the base by the seal. So a q at or after {@code _tid} is decided from the entry; a
-     * q before {@code _first} is not a match; between them the row may have left the key and come
-     * back, and the base decides. Eventual reads only.
-     */
-    static EntryDecision ofBucketEntry(UUID tid, UUID first, UUID deleted, UUID q) {
-        if (tid == null || first == null) {
-            return SKIP;
-        }
-        if (Tids.compare(tid, q) <= 0) {
-            return deleted != null && Tids.compare(deleted, q) <= 0 ? SKIP : MATCH;
-        }
-        return Tids.compare(first, q) > 0 ? SKIP : CHECK_UNCLAIMED;
-    }
-
-    /**
-     * As {@link #ofBucketEntry}, in a window from the version current at {@code from} to {@code
-     * upTo}, both in the bucket: {@code _tid}'s interval meets the window when it starts at or
-     * before {@code upTo} and ends after {@code from}, and {@code _tid} is then the latest version
-     * with the key in the window; an entry whose {@code _first} is after the window is not a match;
-     * one whose {@code _tid} is after it and {@code _first} in or before it is checked against the
-     * window's versions.
+     * An entry of a valid seal of a bucket (docs/design.md section 8.2), in the bucket's share of
+     * a read's time, from the version current at {@code from} to {@code upTo} (a read of one moment
+     * q: from q to q). The seal read from the base its {@code _tid}, the latest version with its key
+     * current at a moment of the bucket, {@code _first}, the earliest, and {@code _deleted}, exactly
+     * the end of {@code _tid}'s interval (null: none): {@code _tid}'s interval meets the window when
+     * it starts at or before {@code upTo} and ends after {@code from}, and {@code _tid} is then the
+     * latest version with the key in the window; an entry whose {@code _first} is after the window
+     * is not a match; one whose {@code _tid} is after it and {@code _first} in or before it (the row
+     * left the key and came back within the bucket) is checked against the window's versions.
+     * Eventual reads only.
      */
     static EntryDecision inBucketWindow(UUID tid, UUID first, UUID deleted, UUID from, UUID upTo) {
         if (tid == null || first == null) {

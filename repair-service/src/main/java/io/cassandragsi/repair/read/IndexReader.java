@@ -9,6 +9,7 @@ import com.datastax.oss.driver.api.core.servererrors.UnavailableException;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.repair.store.BaseTable;
+import io.cassandragsi.repair.store.BucketsTable;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.QueueStore;
 import io.cassandragsi.schema.Cql;
@@ -50,6 +51,7 @@ import java.util.stream.Collectors;
  * versions into items, with the index table's column layout from {@code store.IndexColumns} ({@code schema.IndexLayout}'s order).
  */
 public final class IndexReader implements AutoCloseable {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(IndexReader.class);
     public static final int DEFAULT_LIMIT = 100;
     public static final int MAX_LIMIT = 1000;
     /** Base-check queries one read has in flight at most, in {@code gsi serve} and {@code gsi query}. */
@@ -61,7 +63,6 @@ public final class IndexReader implements AutoCloseable {
     private final PageToken tokens;
     private final ReadRepair repair;
     private final Pager pager;
-    private final MergePager merger;
     /** Catalog reloads, which prepare statements synchronously: never on the caller's (event-loop) thread. */
     private final ExecutorService blocking;
     private final SafeTimes safeTimes;
@@ -213,8 +214,7 @@ public final class IndexReader implements AutoCloseable {
         this.tokens = tokenKey == null ? PageToken.randomKey() : new PageToken(tokenKey);
         this.repair = new ReadRepair(queue, cl, readRepairs);
         BaseChecker checker = new BaseChecker(cl, checkConcurrency, repair, baseChecks, falsePositives);
-        this.pager = new Pager(session, tokens, checker, indexRows);
-        this.merger = new MergePager(session, cl, tokens, checker, indexRows);
+        this.pager = new Pager(tokens, checker);
         this.blocking = Executors.newCachedThreadPool(daemon("gsi-read-catalog"));
         this.freshScheduler = Executors.newSingleThreadScheduledExecutor(daemon("gsi-fresh-wait"));
         this.freshWait = safeTimes == null ? null : new FreshWait(safeTimes, freshScheduler);
@@ -279,12 +279,12 @@ public final class IndexReader implements AutoCloseable {
     }
 
     /**
-     * Reads the page; a read through buckets that met a seal in progress ({@link
-     * BucketChoice.Resealed}) starts again, at most twice, if it is a first page (docs/design.md
+     * Reads the page; a read through buckets that met a seal in progress ({@link Resealed})
+     * starts again, at most twice, if it is a first page (docs/design.md
      * section 8.2), and is 400 {@code bad_next} if not.
      */
     private CompletableFuture<Page> start(Query query, Catalog.Indexed table, Instant arrival) {
-        return BucketChoice.retryResealed(() -> attempt(query, table, arrival), query.next() == null, resealedReads);
+        return Resealed.retryResealed(() -> attempt(query, table, arrival), query.next() == null, resealedReads);
     }
 
     /**
@@ -323,68 +323,80 @@ public final class IndexReader implements AutoCloseable {
         return page(query, table, plan, request, asOf != null ? asOf : request.safe() ? safeTime(table) : request.now());
     }
 
-    /** Reads the page of {@code request} as of {@code readTime}, or as of the query time its token carries. */
+    /**
+     * Reads the page of {@code request} as of {@code readTime}, or as of the query time its token
+     * carries: reads the states of the buckets it could read once, plans its source ({@link
+     * ReadPlanner}) and pages through it ({@link Pager}).
+     */
     private CompletableFuture<Page> page(Query query, Catalog.Indexed table, IndexPlan plan, ReadRequest request, UUID readTime) {
         UUID asOf = request.fixedTime();
-        byte[] state = null;
-        int skip = 0;
-        byte[] lastRow = null;
-        UUID tokenSeal = null;
+        PageToken.Resume resume = null;
         if (query.next() != null) {
             PageToken.Position p = tokens.decode(query.next(), at -> PageToken.fingerprint(request.canonical(asOf != null ? asOf : at)));
             readTime = p.queryTime();
-            state = p.pagingState();
-            skip = p.offset();
-            lastRow = p.lastRow();
-            tokenSeal = p.seal();
+            resume = p.resume();
         }
         UUID q = readTime;
         if (request.window() && Tids.compare(request.from, q) > 0) { // an open window that starts after now: nothing in it yet
             return CompletableFuture.completedFuture(new Page(List.of(), null, ReadPlan.answerTime(q, true)));
         }
-        ReadPlan.Fingerprint fingerprint = new ReadPlan.Fingerprint(request::canonical, q);
-        byte[] firstState = state;
-        int firstSkip = skip;
-        byte[] firstLastRow = lastRow;
-        ByteBuffer lower = request.lower == null ? null : request.lower.value();
-        ByteBuffer upper = request.upper == null ? null : request.upper.value();
-        List<String> labels = BucketChoice.mergedLabels(request, query.consistent(), plan, q);
-        // a later page of a merged read: its token names the buckets' seals, its paging state is the clustering key to resume behind
-        boolean mergedToken = labels != null && query.next() != null && tokenSeal != null && firstState != null;
-        if (labels != null && (query.next() == null || mergedToken)) {
-            List<ByteBuffer> resumeAt = mergedToken ? io.cassandragsi.schema.Composite.decode(ByteBuffer.wrap(firstState)) : null;
-            return BucketChoice.resolveMerge(table, plan, labels, query.next() == null, tokenSeal, request.from, q, cl).thenCompose(parts -> {
-                if (parts == null) {
-                    return single(query, table, plan, request, q, fingerprint, lower, upper, null, firstState, firstSkip, firstLastRow);
+        List<String> labels = table.bucketTables.get(plan) == null || !table.knowsBuckets() ? null
+                : ReadPlanner.labels(request, query.consistent(), plan, q);
+        boolean first = resume == null;
+        PageToken.Resume at = resume;
+        CompletableFuture<Map<String, BucketsTable.State>> states = first || !(resume instanceof PageToken.IndexResume)
+                ? bucketStates(table, plan, labels, first)
+                : CompletableFuture.completedFuture(null);
+        return states.thenCompose(s -> {
+            Source source = first ? ReadPlanner.first(plan, labels, s, request.from, q) : ReadPlanner.later(plan, at, labels, s, request.from, q);
+            ReadPlan read = new ReadPlan(table, plan, layout(table, plan), q, request.from, request.limit, query.consistent(),
+                    new ReadPlan.Fingerprint(request::canonical, q));
+            ByteBuffer lower = request.lower == null ? null : request.lower.value();
+            ByteBuffer upper = request.upper == null ? null : request.upper.value();
+            PageToken.Resume from = first ? null : ReadPlanner.resume(at);
+            if (source instanceof Source.Buckets buckets) {
+                if (first) {
+                    (buckets.parts().size() == 1 ? bucketReads : mergedReads).increment();
                 }
-                if (query.next() == null) {
-                    mergedReads.increment();
-                }
-                ReadPlan read = new ReadPlan(table, plan, layout(table, plan), null, q, request.from, request.limit, false, fingerprint, null);
-                return merger.first(new MergePager.MergedRead(read, request.shape(), request.fixed, lower, upper, parts), resumeAt);
+                BucketsSource.Select select = new BucketsSource.Select(request.shape(), request.fixed, lower, upper);
+                return pager.page(read, new BucketsSource(session, cl, read, buckets, select, indexRows), from);
+            }
+            return table.indexTables.get(plan).selectBound(request.shape(), request.fixed, lower, upper).thenCompose(b -> {
+                b.setConsistencyLevel(cl);
+                return pager.page(read, new IndexTableSource(session, read, b.build(), indexRows), from);
             });
-        }
-        return single(query, table, plan, request, q, fingerprint, lower, upper, tokenSeal, firstState, firstSkip, firstLastRow);
+        });
     }
 
-    /** A read of one source: the index table, or the one bucket {@link BucketChoice#label} names. */
-    private CompletableFuture<Page> single(Query query, Catalog.Indexed table, IndexPlan plan, ReadRequest request, UUID q,
-            ReadPlan.Fingerprint fingerprint, ByteBuffer lower, ByteBuffer upper, UUID tokenSeal, byte[] firstState, int firstSkip,
-            byte[] firstLastRow) {
-        String label = BucketChoice.label(request, query.consistent(), plan, q);
-        return BucketChoice.resolve(table, plan, label, query.next() == null, tokenSeal, cl).thenCompose(bucket -> {
-            if (bucket != null && query.next() == null) {
-                bucketReads.increment();
+    /**
+     * The states of the buckets {@code labels} of {@code plan}, read side by side (null for no
+     * labels); a first page that cannot read them reads the index table (null), a later page fails.
+     */
+    private CompletableFuture<Map<String, BucketsTable.State>> bucketStates(Catalog.Indexed table, IndexPlan plan, List<String> labels,
+            boolean firstPage) {
+        if (labels == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        String ks = table.definition.keyspace();
+        Map<String, CompletableFuture<BucketsTable.State>> states = new java.util.LinkedHashMap<>();
+        for (String label : labels) {
+            try {
+                states.put(label, table.buckets().state(ks, table.definition.table(), plan.index().name(), label, cl));
+            } catch (RuntimeException e) {
+                states.put(label, CompletableFuture.failedFuture(e));
             }
-            return (bucket == null
-                    ? table.indexTables.get(plan).selectBound(request.shape(), request.fixed, lower, upper)
-                    : table.bucketTables.get(plan).selectBound(request.shape(), bucket.label(), request.fixed, lower, upper))
-                    .thenCompose(b -> {
-                        b.setConsistencyLevel(cl);
-                        ReadPlan read = new ReadPlan(table, plan, layout(table, plan), b.build(), q, request.from, request.limit, query.consistent(),
-                                fingerprint, bucket);
-                        return pager.first(read, firstState, firstSkip, firstLastRow);
-                    });
+        }
+        return CompletableFuture.allOf(states.values().toArray(CompletableFuture[]::new)).handle((ignored, e) -> {
+            if (e != null) {
+                if (firstPage) {
+                    LOG.debug("buckets {} of {}: seals not known, reading {}: {}", labels, plan.tableName(), plan.tableName(), e.toString());
+                    return null;
+                }
+                throw e instanceof RuntimeException r ? r : new CompletionException(e);
+            }
+            Map<String, BucketsTable.State> out = new java.util.HashMap<>();
+            states.forEach((label, state) -> out.put(label, state.join()));
+            return out;
         });
     }
 
