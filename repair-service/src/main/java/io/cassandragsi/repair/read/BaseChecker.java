@@ -78,18 +78,18 @@ final class BaseChecker {
             if (read.from() != null) { // a window: the row's latest version in it that has the key
                 checks.add(() -> {
                     baseChecks.increment();
-                    return base.windowAsync(rowKey, read.from(), q, cl).thenApply(versions -> judgeCurrent(table, plan, layout, key, rowKey,
+                    return base.windowAsync(rowKey, read.from(), q, cl).thenApply(versions -> judgeCurrent(read, key, rowKey,
                             claims, tid, versions.stream().filter(v -> key.equals(table.plan.entryKey(plan, v))).findFirst().orElse(null)));
                 });
             } else if (base.readsManyCurrent()) {
                 int at = current.size();
                 current.add(rowKey);
-                checks.add(() -> batch.thenApply(versions -> judgeCurrent(table, plan, layout, key, rowKey, claims, tid, versions.get(at))));
+                checks.add(() -> batch.thenApply(versions -> judgeCurrent(read, key, rowKey, claims, tid, versions.get(at))));
             } else {
                 checks.add(() -> {
                     baseChecks.increment();
                     return base.currentAtAsync(rowKey, q, cl)
-                            .thenApply(v -> judgeCurrent(table, plan, layout, key, rowKey, claims, tid, v));
+                            .thenApply(v -> judgeCurrent(read, key, rowKey, claims, tid, v));
                 });
             }
         }
@@ -147,14 +147,15 @@ final class BaseChecker {
      * The item of an entry if the base version {@code v} (current at the query time, or the
      * window's latest with the key) has its key; else read repair if it claimed to.
      */
-    private Item judgeCurrent(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, List<ByteBuffer> key, List<ByteBuffer> rowKey,
-            boolean claims, UUID tid, Version v) {
+    private Item judgeCurrent(ReadPlan read, List<ByteBuffer> key, List<ByteBuffer> rowKey, boolean claims, UUID tid, Version v) {
+        Catalog.Indexed table = read.table();
+        IndexPlan plan = read.plan();
         if (v != null && key.equals(table.plan.entryKey(plan, v))) {
-            return layout.fromVersion(v);
+            return read.layout().fromVersion(v);
         }
         if (claims) {
             falsePositives.increment();
-            repair.queue(table, rowKey, tid);
+            repair.queue(table, read.kind(), rowKey, tid);
         }
         return null;
     }

@@ -349,7 +349,7 @@ public final class IndexReader implements AutoCloseable {
                 : CompletableFuture.completedFuture(null);
         return states.thenCompose(s -> {
             Source source = first ? ReadPlanner.first(plan, labels, s, request.from, q) : ReadPlanner.later(plan, at, labels, s, request.from, q);
-            ReadPlan read = new ReadPlan(table, plan, layout(table, plan), q, request.from, request.limit, query.consistent(),
+            ReadPlan read = new ReadPlan(table, ReadKind.of(table.definition), plan, layout(table, plan), q, request.from, request.limit, query.consistent(),
                     new ReadPlan.Fingerprint(request::canonical, q));
             ByteBuffer lower = request.lower == null ? null : request.lower.value();
             ByteBuffer upper = request.upper == null ? null : request.upper.value();

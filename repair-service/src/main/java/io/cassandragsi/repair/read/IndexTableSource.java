@@ -62,7 +62,7 @@ final class IndexTableSource implements EntrySource {
         });
     }
 
-    /** One entry's decision at the read's query time, or in its window ({@link EntryDecision}). */
+    /** One entry's decision at the read's query time, or in its window: a per-version index's, else the table kind's ({@link ReadKind}). */
     private EntryDecision decide(Row r) {
         ItemLayout layout = read.layout();
         if (read.plan().perVersion()) {
@@ -70,9 +70,8 @@ final class IndexTableSource implements EntrySource {
         }
         UUID tid = layout.tid(r);
         UUID deleted = layout.deleted(r);
-        boolean versioned = read.table().plan.versioned();
-        return read.from() == null ? EntryDecision.ofEntry(versioned, read.consistent(), tid, deleted, read.q())
-                : EntryDecision.inWindow(versioned, read.consistent(), tid, deleted, read.from(), read.q());
+        return read.from() == null ? read.kind().atMoment(read.consistent(), tid, deleted, read.q())
+                : read.kind().inWindow(read.consistent(), tid, deleted, read.from(), read.q());
     }
 
     private byte[] rowId(Row row) {
