@@ -1,12 +1,9 @@
 package io.cassandragsi.repair.read;
 
-import com.datastax.oss.driver.api.core.ConsistencyLevel;
-import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.cql.Row;
 import io.cassandragsi.index.Tids;
-import io.cassandragsi.repair.store.IndexTable;
 import io.cassandragsi.schema.BucketLayout;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,32 +14,27 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Buckets merged as a read's source (docs/design.md sections 8.2 and 8.5), one bucket or several:
- * a fetch reads their entries merged in clustering order ({@code store.MergedSelect}), at most
+ * a fetch reads their entries merged in clustering order ({@link ReadStores#buckets}), at most
  * as many per bucket as entries are wanted, keeps the complete groups of one row's entries and
  * decides each ({@link BucketMerge#decide}). A position is the clustering key of the last group
  * consumed, which the next fetch resumes behind.
  */
 final class BucketsSource implements EntrySource {
-    /** The restrictions of the read's select: its shape, hash and fixed range values, bounds on the next range attribute. */
-    record Select(IndexTable.Shape shape, List<ByteBuffer> fixed, ByteBuffer lower, ByteBuffer upper) {}
-
-    private final CqlSession session;
-    private final ConsistencyLevel cl;
     private final ReadPlan read;
     private final Source.Buckets buckets;
-    private final Select select;
+    private final ReadStores.Select select;
     private final LongAdder rowsRead;
     private final UUID seals;
+    private final BucketLayout layout;
     private final Map<String, BucketMerge.Part> parts = new HashMap<>();
 
-    BucketsSource(CqlSession session, ConsistencyLevel cl, ReadPlan read, Source.Buckets buckets, Select select, LongAdder rowsRead) {
-        this.session = session;
-        this.cl = cl;
+    BucketsSource(ReadPlan read, Source.Buckets buckets, ReadStores.Select select, LongAdder rowsRead) {
         this.read = read;
         this.buckets = buckets;
         this.select = select;
         this.rowsRead = rowsRead;
         this.seals = buckets.seals();
+        this.layout = BucketLayout.of(read.plan().index());
         buckets.parts().forEach(p -> parts.put(p.label(), p));
     }
 
@@ -50,26 +42,20 @@ final class BucketsSource implements EntrySource {
     public CompletableFuture<Fetched> fetch(PageToken.Resume resume, int wanted) {
         List<ByteBuffer> behind = resume == null ? null : ((PageToken.BucketsResume) resume).behind();
         int perPartition = BucketMerge.perBucket(wanted, parts.size());
-        return read.table().bucketTables.get(read.plan()).merged()
-                .bind(select.shape(), buckets.labels(), select.fixed(), select.lower(), select.upper(), behind, perPartition)
-                .thenCompose(b -> session.executeAsync(b.setConsistencyLevel(cl).build()).toCompletableFuture())
-                .thenApply(rs -> {
-                    List<Row> rows = new ArrayList<>(rs.remaining());
-                    rs.currentPage().forEach(rows::add);
-                    rowsRead.add(rows.size());
-                    return decide(rows, perPartition);
-                });
+        return read.stores().buckets(select, buckets.labels(), behind, perPartition).thenApply(rows -> {
+            rowsRead.add(rows.size());
+            return decide(rows, perPartition);
+        });
     }
 
-    private Fetched decide(List<Row> rows, int perPartition) {
-        BucketLayout layout = read.table().bucketTables.get(read.plan()).layout();
+    private Fetched decide(List<IndexRow> rows, int perPartition) {
         List<BucketMerge.Entry> entries = new ArrayList<>(rows.size());
-        for (Row r : rows) {
-            entries.add(entry(layout, r));
+        for (IndexRow r : rows) {
+            entries.add(entry(r));
         }
         boolean more = BucketMerge.truncated(entries, perPartition);
         int complete = BucketMerge.complete(entries, perPartition);
-        List<Row> candidates = new ArrayList<>();
+        List<IndexRow> candidates = new ArrayList<>();
         List<EntryDecision> decisions = new ArrayList<>();
         List<List<ByteBuffer>> keys = new ArrayList<>();
         List<ByteBuffer> lastKey = null;
@@ -96,16 +82,16 @@ final class BucketsSource implements EntrySource {
      * {@code _deleted} and {@code _seal} where a bucket select has them ({@code layout}), and its
      * bucket, the column after them (store.MergedSelect).
      */
-    private BucketMerge.Entry entry(BucketLayout layout, Row r) {
+    private BucketMerge.Entry entry(IndexRow r) {
         ItemLayout items = read.layout();
         List<ByteBuffer> key = items.entryKey(r);
         List<ByteBuffer> clustering = key.subList(read.plan().partitionSize(), key.size());
-        return new BucketMerge.Entry(r.getString(layout.sealColumn() + 1), clustering, items.tid(r), uuid(r, layout.firstColumn()), items.deleted(r),
-                uuid(r, layout.sealColumn()));
+        String label = StandardCharsets.UTF_8.decode(r.get(layout.sealColumn() + 1).duplicate()).toString();
+        return new BucketMerge.Entry(label, clustering, items.tid(r), uuid(r, layout.firstColumn()), items.deleted(r), uuid(r, layout.sealColumn()));
     }
 
-    private static UUID uuid(Row r, int column) {
-        ByteBuffer b = r.getBytesUnsafe(column);
+    private static UUID uuid(IndexRow r, int column) {
+        ByteBuffer b = r.get(column);
         return b == null ? null : Tids.uuid(b);
     }
 }

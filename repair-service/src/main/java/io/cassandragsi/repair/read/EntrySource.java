@@ -1,6 +1,5 @@
 package io.cassandragsi.repair.read;
 
-import com.datastax.oss.driver.api.core.cql.Row;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntFunction;
@@ -22,6 +21,6 @@ interface EntrySource {
      * position behind the first k candidates (k at least 1); {@code rest} the position behind every
      * entry fetched, or null when the source holds no more; {@code fetched} how many entries came.
      */
-    record Fetched(List<Row> candidates, List<EntryDecision> decisions, IntFunction<PageToken.Resume> after, PageToken.Resume rest,
+    record Fetched(List<IndexRow> candidates, List<EntryDecision> decisions, IntFunction<PageToken.Resume> after, PageToken.Resume rest,
             int fetched) {}
 }

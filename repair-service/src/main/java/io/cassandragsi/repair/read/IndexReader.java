@@ -9,11 +9,9 @@ import com.datastax.oss.driver.api.core.servererrors.UnavailableException;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.repair.store.BaseTable;
-import io.cassandragsi.repair.store.BucketsTable;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.QueueStore;
 import io.cassandragsi.schema.Cql;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -51,7 +49,6 @@ import java.util.stream.Collectors;
  * versions into items, with the index table's column layout from {@code store.IndexColumns} ({@code schema.IndexLayout}'s order).
  */
 public final class IndexReader implements AutoCloseable {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(IndexReader.class);
     public static final int DEFAULT_LIMIT = 100;
     public static final int MAX_LIMIT = 1000;
     /** Base-check queries one read has in flight at most, in {@code gsi serve} and {@code gsi query}. */
@@ -62,7 +59,7 @@ public final class IndexReader implements AutoCloseable {
     private final ConsistencyLevel cl;
     private final PageToken tokens;
     private final ReadRepair repair;
-    private final Pager pager;
+    private final ReadPath path;
     /** Catalog reloads, which prepare statements synchronously: never on the caller's (event-loop) thread. */
     private final ExecutorService blocking;
     private final SafeTimes safeTimes;
@@ -213,8 +210,8 @@ public final class IndexReader implements AutoCloseable {
         this.cl = cl;
         this.tokens = tokenKey == null ? PageToken.randomKey() : new PageToken(tokenKey);
         this.repair = new ReadRepair(queue, cl, readRepairs);
-        BaseChecker checker = new BaseChecker(cl, checkConcurrency, repair, baseChecks, falsePositives);
-        this.pager = new Pager(tokens, checker);
+        BaseChecker checker = new BaseChecker(checkConcurrency, repair, baseChecks, falsePositives);
+        this.path = new ReadPath(tokens, new Pager(tokens, checker), indexRows, bucketReads, mergedReads);
         this.blocking = Executors.newCachedThreadPool(daemon("gsi-read-catalog"));
         this.freshScheduler = Executors.newSingleThreadScheduledExecutor(daemon("gsi-fresh-wait"));
         this.freshWait = safeTimes == null ? null : new FreshWait(safeTimes, freshScheduler);
@@ -323,81 +320,11 @@ public final class IndexReader implements AutoCloseable {
         return page(query, table, plan, request, asOf != null ? asOf : request.safe() ? safeTime(table) : request.now());
     }
 
-    /**
-     * Reads the page of {@code request} as of {@code readTime}, or as of the query time its token
-     * carries: reads the states of the buckets it could read once, plans its source ({@link
-     * ReadPlanner}) and pages through it ({@link Pager}).
-     */
+    /** Reads the page of {@code request} as of {@code readTime}, or as of the query time its token carries ({@link ReadPath}). */
     private CompletableFuture<Page> page(Query query, Catalog.Indexed table, IndexPlan plan, ReadRequest request, UUID readTime) {
-        UUID asOf = request.fixedTime();
-        PageToken.Resume resume = null;
-        if (query.next() != null) {
-            PageToken.Position p = tokens.decode(query.next(), at -> PageToken.fingerprint(request.canonical(asOf != null ? asOf : at)));
-            readTime = p.queryTime();
-            resume = p.resume();
-        }
-        UUID q = readTime;
-        if (request.window() && Tids.compare(request.from, q) > 0) { // an open window that starts after now: nothing in it yet
-            return CompletableFuture.completedFuture(new Page(List.of(), null, ReadPlan.answerTime(q, true)));
-        }
-        List<String> labels = table.bucketTables.get(plan) == null || !table.knowsBuckets() ? null
-                : ReadPlanner.labels(request, query.consistent(), plan, q);
-        boolean first = resume == null;
-        PageToken.Resume at = resume;
-        CompletableFuture<Map<String, BucketsTable.State>> states = first || !(resume instanceof PageToken.IndexResume)
-                ? bucketStates(table, plan, labels, first)
-                : CompletableFuture.completedFuture(null);
-        return states.thenCompose(s -> {
-            Source source = first ? ReadPlanner.first(plan, labels, s, request.from, q) : ReadPlanner.later(plan, at, labels, s, request.from, q);
-            ReadPlan read = new ReadPlan(table, ReadKind.of(table.definition), plan, layout(table, plan), q, request.from, request.limit, query.consistent(),
-                    new ReadPlan.Fingerprint(request::canonical, q));
-            ByteBuffer lower = request.lower == null ? null : request.lower.value();
-            ByteBuffer upper = request.upper == null ? null : request.upper.value();
-            PageToken.Resume from = first ? null : ReadPlanner.resume(at);
-            if (source instanceof Source.Buckets buckets) {
-                if (first) {
-                    (buckets.parts().size() == 1 ? bucketReads : mergedReads).increment();
-                }
-                BucketsSource.Select select = new BucketsSource.Select(request.shape(), request.fixed, lower, upper);
-                return pager.page(read, new BucketsSource(session, cl, read, buckets, select, indexRows), from);
-            }
-            return table.indexTables.get(plan).selectBound(request.shape(), request.fixed, lower, upper).thenCompose(b -> {
-                b.setConsistencyLevel(cl);
-                return pager.page(read, new IndexTableSource(session, read, b.build(), indexRows), from);
-            });
-        });
-    }
-
-    /**
-     * The states of the buckets {@code labels} of {@code plan}, read side by side (null for no
-     * labels); a first page that cannot read them reads the index table (null), a later page fails.
-     */
-    private CompletableFuture<Map<String, BucketsTable.State>> bucketStates(Catalog.Indexed table, IndexPlan plan, List<String> labels,
-            boolean firstPage) {
-        if (labels == null) {
-            return CompletableFuture.completedFuture(null);
-        }
-        String ks = table.definition.keyspace();
-        Map<String, CompletableFuture<BucketsTable.State>> states = new java.util.LinkedHashMap<>();
-        for (String label : labels) {
-            try {
-                states.put(label, table.buckets().state(ks, table.definition.table(), plan.index().name(), label, cl));
-            } catch (RuntimeException e) {
-                states.put(label, CompletableFuture.failedFuture(e));
-            }
-        }
-        return CompletableFuture.allOf(states.values().toArray(CompletableFuture[]::new)).handle((ignored, e) -> {
-            if (e != null) {
-                if (firstPage) {
-                    LOG.debug("buckets {} of {}: seals not known, reading {}: {}", labels, plan.tableName(), plan.tableName(), e.toString());
-                    return null;
-                }
-                throw e instanceof RuntimeException r ? r : new CompletionException(e);
-            }
-            Map<String, BucketsTable.State> out = new java.util.HashMap<>();
-            states.forEach((label, state) -> out.put(label, state.join()));
-            return out;
-        });
+        ReadPath.Target target = new ReadPath.Target(table.definition, table.plan, plan, layout(table, plan),
+                new DriverReadStores(session, cl, table, plan));
+        return path.page(request, target, readTime);
     }
 
     /** The query time of a read at {@code as_of=safe}: the last tid of the safe time's tick. */

@@ -1,9 +1,5 @@
 package io.cassandragsi.repair.read;
 
-import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.cql.BoundStatement;
-import com.datastax.oss.driver.api.core.cql.Row;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -11,22 +7,20 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The index table as a read's source (docs/design.md section 8.5): the bound index select, paged by
- * the driver. A position is the paging state of a page, how many of its rows were consumed and
+ * The index table as a read's source (docs/design.md section 8.5): its select, in pages
+ * ({@link ReadStores#indexPage}). A position is the paging state of a page, how many of its rows were consumed and
  * the identity of the last of them; entries written since into those rows' span (an entry is never
  * deleted, but new ones appear) would shift a count, so a resumed fetch starts behind the last row
  * where the rows read show it, and behind the count only where they do not (the row expired).
  */
 final class IndexTableSource implements EntrySource {
-    private final CqlSession session;
     private final ReadPlan read;
-    private final BoundStatement statement;
+    private final ReadStores.Select select;
     private final LongAdder rowsRead;
 
-    IndexTableSource(CqlSession session, ReadPlan read, BoundStatement statement, LongAdder rowsRead) {
-        this.session = session;
+    IndexTableSource(ReadPlan read, ReadStores.Select select, LongAdder rowsRead) {
         this.read = read;
-        this.statement = statement;
+        this.select = select;
         this.rowsRead = rowsRead;
     }
 
@@ -36,13 +30,11 @@ final class IndexTableSource implements EntrySource {
         // twice the rows consumed on top: room for as many entries written into their span since
         int size = Math.min(IndexReader.MAX_LIMIT, 2 * at.offset() + wanted);
         byte[] state = at.pagingState();
-        BoundStatement stmt = statement.setPagingState(state == null ? null : ByteBuffer.wrap(state)).setPageSize(size);
-        return session.executeAsync(stmt).toCompletableFuture().thenApply(rs -> {
-            List<Row> rows = new ArrayList<>(rs.remaining());
-            rs.currentPage().forEach(rows::add);
+        return read.stores().indexPage(select, state, size).thenApply(page -> {
+            List<IndexRow> rows = page.rows();
             rowsRead.add(rows.size());
             int skip = at.offset() == 0 ? 0 : Pager.resume(rows.stream().map(this::rowId).toList(), at.offset(), at.lastRow());
-            List<Row> candidates = new ArrayList<>(rows.size() - skip);
+            List<IndexRow> candidates = new ArrayList<>(rows.size() - skip);
             List<EntryDecision> decisions = new ArrayList<>(rows.size() - skip);
             List<Integer> positions = new ArrayList<>(rows.size() - skip);
             for (int i = skip; i < rows.size(); i++) {
@@ -53,8 +45,7 @@ final class IndexTableSource implements EntrySource {
                     positions.add(i);
                 }
             }
-            ByteBuffer next = rs.getExecutionInfo().getPagingState();
-            PageToken.Resume rest = next == null ? null : new PageToken.IndexResume(bytes(next), 0, null);
+            PageToken.Resume rest = page.next() == null ? null : new PageToken.IndexResume(page.next(), 0, null);
             return new Fetched(candidates, decisions, k -> {
                 int row = positions.get(k - 1);
                 return new PageToken.IndexResume(state, row + 1, rowId(rows.get(row)));
@@ -63,7 +54,7 @@ final class IndexTableSource implements EntrySource {
     }
 
     /** One entry's decision at the read's query time, or in its window: a per-version index's, else the table kind's ({@link ReadKind}). */
-    private EntryDecision decide(Row r) {
+    private EntryDecision decide(IndexRow r) {
         ItemLayout layout = read.layout();
         if (read.plan().perVersion()) {
             return EntryDecision.ofVersionEntry(read.consistent(), layout.tidInKey(r), read.q());
@@ -74,13 +65,7 @@ final class IndexTableSource implements EntrySource {
                 : read.kind().inWindow(read.consistent(), tid, deleted, read.from(), read.q());
     }
 
-    private byte[] rowId(Row row) {
+    private byte[] rowId(IndexRow row) {
         return PageToken.rowId(read.layout().entryKey(row));
-    }
-
-    private static byte[] bytes(ByteBuffer b) {
-        byte[] out = new byte[b.remaining()];
-        b.duplicate().get(out);
-        return out;
     }
 }

@@ -1,6 +1,5 @@
 package io.cassandragsi.repair.read;
 
-import com.datastax.oss.driver.api.core.cql.Row;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -78,7 +77,7 @@ final class Pager {
      * items}: as many at a time as items are still missing (their base checks run concurrently),
      * then the rest. Completes with the index of the first candidate not consumed.
      */
-    static CompletableFuture<Integer> consume(BaseChecker checker, ReadPlan read, List<Row> rows, List<EntryDecision> decisions, int from,
+    static CompletableFuture<Integer> consume(BaseChecker checker, ReadPlan read, List<IndexRow> rows, List<EntryDecision> decisions, int from,
             List<Map<String, Object>> items) {
         int i = from;
         while (i < rows.size() && items.size() < read.limit()) {

@@ -2,17 +2,18 @@ package io.cassandragsi.repair.read;
 
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.Tids;
-import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.index.TablePlan;
+import io.cassandragsi.schema.TableDef;
 import java.util.UUID;
 import java.util.function.Function;
 
 /**
- * One read, resolved: its table, the table's kind, its index, the layout of its items, the query time {@code q} (a
+ * One read, resolved: its table's definition, plan and kind, its index, the stores it reads, the layout of its items, the query time {@code q} (a
  * window read's last tid), a window read's start {@code from} (null: a read of one moment), the
  * limit, whether it is consistent, and the fingerprint its page tokens carry. What {@link Pager},
  * the sources and {@link BaseChecker} work from, whichever source it reads.
  */
-record ReadPlan(Catalog.Indexed table, ReadKind kind, IndexPlan plan, ItemLayout layout, UUID q, UUID from, int limit, boolean consistent,
+record ReadPlan(TableDef def, TablePlan tablePlan, ReadKind kind, IndexPlan plan, ItemLayout layout, ReadStores stores, UUID q, UUID from, int limit, boolean consistent,
         Fingerprint fingerprint) {
 
     /** The moment the answer is as of: q, or a window's end (exclusive), one 100-ns tick after q. */

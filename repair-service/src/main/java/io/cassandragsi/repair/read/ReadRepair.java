@@ -4,7 +4,6 @@ import io.cassandragsi.maintain.Marker;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.uuid.Uuids;
 import io.cassandragsi.schema.Composite;
-import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.QueueStore;
 import io.cassandragsi.schema.TableDef;
 import java.nio.ByteBuffer;
@@ -40,11 +39,10 @@ final class ReadRepair implements AutoCloseable {
     }
 
     /** Queues the repair of the base row {@code rowKey}, whose entry claimed version {@code tid}. */
-    void queue(Catalog.Indexed table, ReadKind kind, List<ByteBuffer> rowKey, UUID tid) {
+    void queue(TableDef def, ReadKind kind, List<ByteBuffer> rowKey, UUID tid) {
         if (queue == null || tid == null) {
             return;
         }
-        TableDef def = table.definition;
         int pkSize = def.partitionKey().size();
         ByteBuffer pk = pkSize == 1 ? rowKey.get(0) : Composite.encode(rowKey.subList(0, pkSize));
         ByteBuffer ck = Composite.encode(rowKey.subList(pkSize, rowKey.size()));
