@@ -33,8 +33,8 @@ import java.util.stream.Collectors;
  * after q (as-of reads in the past), is checked against the base version current at q; the rest
  * match as stored. Consistent reads check every candidate against the base version current at q,
  * drop false positives and queue read repair (off the read's path) for entries that claimed a
- * match the base denies. Items come in index order; the {@code
- * next} token resumes exactly after the last index row consumed, so pages never repeat or skip.
+ * match the base denies. Items come in index order; the {@code next} token resumes exactly after
+ * the last entry consumed, so pages never repeat or skip.
  *
  * <p>Every read is asynchronous ({@link #readAsync}; {@link #read} waits for it): the index page
  * and the base checks go out with the driver's {@code executeAsync}, the checks of a page all at
@@ -42,11 +42,15 @@ import java.util.stream.Collectors;
  * else one per row; at most {@code checkConcurrency} queries in flight), and only as many
  * candidates are checked as items are still missing.
  *
- * <p>This class resolves the table and index and binds the read; the steps are classes of their
- * own, one direction: {@link ReadRequest} (parsing and validation, pure) → {@link Pager} (pages of
- * the index select, page tokens) → {@link BaseChecker} (per entry, {@link EntryDecision}, pure;
- * then the base checks) → {@link ReadRepair}. {@link ItemLayout} turns index rows and base
- * versions into items, with the index table's column layout from {@code store.IndexColumns} ({@code schema.IndexLayout}'s order).
+ * <p>This class resolves the table and index, parses the request ({@link ReadRequest}, pure),
+ * fixes the query time (a fresh read waits for the safe time first) and hands the page to {@link
+ * ReadPath}, over the driver's stores ({@link DriverReadStores}); the steps are classes of their
+ * own, one direction: {@link ReadPlanner} (the {@link Source}, pure) → {@link Pager} (one loop over
+ * the source's fetches, {@link IndexTableSource} or {@link BucketsSource}, which decide their
+ * entries by {@link ReadKind}, {@link EntryDecision} and {@link BucketMerge}; page tokens) → {@link
+ * BaseChecker} (the base checks) → {@link ReadRepair}. {@link ItemLayout} turns index rows and base
+ * versions into items, with the index table's column layout from {@code store.IndexColumns}
+ * ({@code schema.IndexLayout}'s order).
  */
 public final class IndexReader implements AutoCloseable {
     public static final int DEFAULT_LIMIT = 100;

@@ -33,7 +33,7 @@ final class IndexTableSource implements EntrySource {
         return read.stores().indexPage(select, state, size).thenApply(page -> {
             List<IndexRow> rows = page.rows();
             rowsRead.add(rows.size());
-            int skip = at.offset() == 0 ? 0 : Pager.resume(rows.stream().map(this::rowId).toList(), at.offset(), at.lastRow());
+            int skip = at.offset() == 0 ? 0 : resume(rows.stream().map(this::rowId).toList(), at.offset(), at.lastRow());
             List<IndexRow> candidates = new ArrayList<>(rows.size() - skip);
             List<EntryDecision> decisions = new ArrayList<>(rows.size() - skip);
             List<Integer> positions = new ArrayList<>(rows.size() - skip);
@@ -51,6 +51,18 @@ final class IndexTableSource implements EntrySource {
                 return new PageToken.IndexResume(state, row + 1, rowId(rows.get(row)));
             }, rest, rows.size() - skip);
         });
+    }
+
+    /** Where a resumed page starts in rows of identities {@code rowIds}: behind {@code lastRow} if they hold it, else behind {@code skip} rows. */
+    static int resume(List<byte[]> rowIds, int skip, byte[] lastRow) {
+        if (lastRow != null) {
+            for (int j = 0; j < rowIds.size(); j++) {
+                if (java.util.Arrays.equals(rowIds.get(j), lastRow)) {
+                    return j + 1;
+                }
+            }
+        }
+        return Math.min(skip, rowIds.size());
     }
 
     /** One entry's decision at the read's query time, or in its window: a per-version index's, else the table kind's ({@link ReadKind}). */

@@ -26,18 +26,6 @@ final class Pager {
         return fetch(read, source, resume, read.limit(), new ArrayList<>(read.limit()));
     }
 
-    /** Where a resumed page starts in rows of identities {@code rowIds}: behind {@code lastRow} if they hold it, else behind {@code skip} rows. */
-    static int resume(List<byte[]> rowIds, int skip, byte[] lastRow) {
-        if (lastRow != null) {
-            for (int j = 0; j < rowIds.size(); j++) {
-                if (java.util.Arrays.equals(rowIds.get(j), lastRow)) {
-                    return j + 1;
-                }
-            }
-        }
-        return Math.min(skip, rowIds.size());
-    }
-
     /**
      * Entries to fetch next: as many as items are still missing, so that a page whose entries all
      * match ends exactly where the read stops, no entry is fetched in vain, and the next token
