@@ -22,8 +22,9 @@ import java.util.concurrent.CompletableFuture;
  * clustering order, paged behind the last row returned (a page that fills its size carries a
  * paging state even when nothing follows, as Cassandra's may); the buckets' merged select with
  * its per-partition limit taken per bucket before the merge, rows of one clustering key from
- * several buckets in any order; the bucket states; and a versioned base table whose rows are
- * named by their key, their versions by tid (Cassandra's timeuuid order).
+ * several buckets in any order; the bucket states; and the base table, whose rows are named by
+ * their key: a versioned one's versions by tid (Cassandra's timeuuid order), or an unversioned
+ * one's current rows.
  */
 final class MemoryReadStores implements ReadStores {
     private final int partitionColumn;
@@ -33,6 +34,8 @@ final class MemoryReadStores implements ReadStores {
     private final Map<String, List<IndexRow>> buckets = new HashMap<>();
     private final Map<String, BucketsTable.State> states = new HashMap<>();
     private final Map<String, List<Version>> versions = new HashMap<>();
+    /** The rows of an unversioned table: one version each, the current row, whatever the query time. */
+    private final Map<String, Version> currentRows = new HashMap<>();
     private final boolean readsMany;
     private final Random random;
 
@@ -62,6 +65,11 @@ final class MemoryReadStores implements ReadStores {
         List<Version> sorted = new ArrayList<>(rowVersions);
         sorted.sort(Version.ASCENDING);
         versions.put(key, sorted);
+    }
+
+    /** The current row of an unversioned table. */
+    void currentRow(String key, Version row) {
+        currentRows.put(key, row);
     }
 
     private String clustering(IndexRow r) {
@@ -182,6 +190,9 @@ final class MemoryReadStores implements ReadStores {
     }
 
     private Version current(List<ByteBuffer> rowKey, UUID q) {
+        if (!currentRows.isEmpty()) {
+            return currentRows.get(text(rowKey.get(0)));
+        }
         Version current = null;
         for (Version v : row(rowKey)) {
             if (Tids.compare(v.tid(), q) <= 0) {

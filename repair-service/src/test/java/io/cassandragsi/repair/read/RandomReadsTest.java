@@ -20,18 +20,27 @@ import org.junit.jupiter.api.Test;
 /**
  * The read path below the reader (docs/design.md sections 8.2 to 8.5: planner, sources, pager,
  * base checks), run over in-memory stores ({@link MemoryReadStores}) on random histories ({@link
- * ReadHistory}) and judged by {@link ReadOracle}: every read kind (eventual and consistent as of
- * now and as of a past moment, windows with both ends, one or none, as_of=safe and fresh) in
+ * ReadHistory}) and judged by {@link ReadOracle}: on a versioned table every read kind (eventual
+ * and consistent as of now and as of a past moment, windows with both ends, one or none,
+ * as_of=safe and fresh), on an unversioned one reads as of now, eventual and consistent, in
  * pages of every size from 1 to a few more than the answer holds, through the index table and
  * through buckets (one and several). Any difference fails the test. Prints its seed; {@code
  * -Dgsi.seed=N} replays.
  */
 class RandomReadsTest {
     private static final int HISTORIES = 300;
-    private static final TableDef DEF = Definitions.parse(ReadHistory.DEFINITION, "revisions.json");
-    private static final TablePlan TABLE = TablePlan.of(DEF);
-    private static final IndexPlan PLAN = TABLE.indexes().get(0);
-    private static final ItemLayout LAYOUT = ItemLayout.of(DEF, PLAN.index());
+
+    /** A table and its one index, as the read path takes them. */
+    private record Table(TableDef def, TablePlan plan, IndexPlan index, ItemLayout layout) {
+        static Table of(String definition) {
+            TableDef def = Definitions.parse(definition, "table.json");
+            TablePlan plan = TablePlan.of(def);
+            return new Table(def, plan, plan.indexes().get(0), ItemLayout.of(def, plan.indexes().get(0).index()));
+        }
+    }
+
+    private static final Table VERSIONED = Table.of(ReadHistory.DEFINITION);
+    private static final Table UNVERSIONED = Table.of(ReadHistory.UNVERSIONED);
 
     private final LongAdder bucketReads = new LongAdder();
     private final LongAdder mergedReads = new LongAdder();
@@ -57,20 +66,27 @@ class RandomReadsTest {
     /** One query and what it must answer, with the time the reader would read it at when the request fixes none. */
     private record Case(String name, IndexReader.Query query, UUID readTime, List<ReadOracle.Expected> expected, boolean consistent) {}
 
+    /** An unversioned table's item carries no tid. */
+    private static List<ReadOracle.Expected> withoutTid(List<ReadOracle.Expected> items) {
+        return items.stream().map(e -> new ReadOracle.Expected(e.key(), null, e.value())).toList();
+    }
+
     @Test
     void should_answer_every_read_kind_as_the_oracle_at_every_page_size() {
         long seed = seed();
         Random random = new Random(seed);
         for (int h = 0; h < HISTORIES; h++) {
-            ReadHistory history = new ReadHistory(random);
+            boolean versioned = h % 4 != 3;
+            Table table = versioned ? VERSIONED : UNVERSIONED;
+            ReadHistory history = new ReadHistory(random, versioned);
             ReadOracle oracle = new ReadOracle(history.rows);
-            MemoryReadStores repaired = history.stores(PLAN.index(), false);
-            MemoryReadStores stale = history.stores(PLAN.index(), true);
+            MemoryReadStores repaired = history.stores(table.index().index(), false);
+            MemoryReadStores stale = history.stores(table.index().index(), true);
             int length = 1 + random.nextInt(ReadHistory.LENGTHS);
-            for (Case c : cases(history, oracle, length, random)) {
+            for (Case c : versioned ? cases(history, oracle, length) : unversionedCases(oracle, length)) {
                 for (int limit = 1; limit <= c.expected().size() + 2; limit++) {
                     String where = "seed " + seed + ", history " + h + " " + history.rows + ", " + c.name() + ", length " + length + ", limit " + limit;
-                    assertThat(readAll(c, limit, c.consistent() ? stale : repaired, where)).as(where).isEqualTo(c.expected());
+                    assertThat(readAll(table, c, limit, c.consistent() ? stale : repaired, where)).as(where).isEqualTo(c.expected());
                 }
             }
         }
@@ -81,7 +97,16 @@ class RandomReadsTest {
         assertThat(falsePositives.sum()).as("stale entries the base checks dropped").isPositive();
     }
 
-    private List<Case> cases(ReadHistory history, ReadOracle oracle, int length, Random random) {
+    /** An unversioned table keeps no history: its reads as of now, eventual and consistent (the base's current rows). */
+    private static List<Case> unversionedCases(ReadOracle oracle, int length) {
+        IndexReader.Query q = IndexReader.Query.of("ks", "users", "by_length", String.valueOf(length));
+        UUID now = Tids.maxAtTicks(Tids.ticks(java.time.Instant.now()));
+        List<ReadOracle.Expected> expected = withoutTid(oracle.at(length, Long.MAX_VALUE));
+        return List.of(new Case("unversioned eventual as of now", q, now, expected, false),
+                new Case("unversioned consistent as of now", q.withConsistent(true), now, expected, true));
+    }
+
+    private List<Case> cases(ReadHistory history, ReadOracle oracle, int length) {
         IndexReader.Query q = IndexReader.Query.of("ks", "revisions", "by_length", String.valueOf(length));
         UUID now = Tids.maxAtTicks(Tids.ticks(java.time.Instant.now()));
         UUID at = history.between();
@@ -110,19 +135,21 @@ class RandomReadsTest {
     }
 
     /** Every page of a read, at {@code limit} items a page: the items of all, checking each page's size and token. */
-    private List<ReadOracle.Expected> readAll(Case c, int limit, MemoryReadStores stores, String where) {
-        ReadPath.Target target = new ReadPath.Target(DEF, TABLE, PLAN, LAYOUT, stores);
+    private List<ReadOracle.Expected> readAll(Table table, Case c, int limit, MemoryReadStores stores, String where) {
+        ReadPath.Target target = new ReadPath.Target(table.def(), table.plan(), table.index(), table.layout(), stores);
         List<ReadOracle.Expected> out = new ArrayList<>();
         IndexReader.Query query = c.query().withLimit(limit);
         reads++;
         for (int page = 0;; page++) {
             assertThat(page).as("pages of %s", where).isLessThanOrEqualTo(c.expected().size() + 2);
-            ReadRequest request = ReadRequest.parse(query, DEF, PLAN.index());
+            ReadRequest request = ReadRequest.parse(query, table.def(), table.index().index());
             UUID readTime = request.fixedTime() != null ? request.fixedTime() : c.readTime();
             IndexReader.Page p = path.page(request, target, readTime).join();
             pages++;
             for (Map<String, Object> item : p.items()) {
-                out.add(new ReadOracle.Expected(item.get("key").toString(), UUID.fromString(item.get("tid").toString()), item.get("value").toString()));
+                Object tid = item.get("tid");
+                out.add(new ReadOracle.Expected(item.get("key").toString(), tid == null ? null : UUID.fromString(tid.toString()),
+                        item.get("value").toString()));
             }
             if (p.next() == null) {
                 assertThat(p.items().size()).as("last page of %s", where).isLessThanOrEqualTo(limit);

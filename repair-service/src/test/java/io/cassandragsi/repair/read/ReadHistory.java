@@ -40,6 +40,13 @@ final class ReadHistory {
              "secondaryIndexes": {"by_length": [{"type": "hash", "attribute": "length"}, {"type": "proj", "attribute": "value"},
                                                 {"type": "bucket", "period": "day"}]}}
             """;
+    /** An unversioned table: rows overwritten in place, the base keeps only the current one. */
+    static final String UNVERSIONED = """
+            {"keyspace": "ks", "table": "users",
+             "attributes": {"key": "string", "length": "varint", "value": "string"},
+             "index": [{"type": "hash", "attribute": "key"}],
+             "secondaryIndexes": {"by_length": [{"type": "hash", "attribute": "length"}, {"type": "proj", "attribute": "value"}]}}
+            """;
     static final Instant START = Instant.parse("2025-03-03T00:00:00Z");
     static final long SPAN = 4L * 24 * 3600 * 10_000_000L;
     static final int LENGTHS = 3;
@@ -48,9 +55,12 @@ final class ReadHistory {
 
     final Map<String, List<ReadOracle.Version>> rows = new LinkedHashMap<>();
     private final Random random;
+    private final boolean versioned;
 
-    ReadHistory(Random random) {
+    /** {@code versioned}: a history of {@link #DEFINITION}, else of {@link #UNVERSIONED} (each "version" a write of the row). */
+    ReadHistory(Random random, boolean versioned) {
         this.random = random;
+        this.versioned = versioned;
         int rowCount = 1 + random.nextInt(10);
         java.util.Set<Long> ticks = new java.util.HashSet<>();
         for (int r = 0; r < rowCount; r++) {
@@ -80,6 +90,10 @@ final class ReadHistory {
         return TypeCodecs.VARINT.encode(BigInteger.valueOf(v), ProtocolVersion.DEFAULT);
     }
 
+    private static ByteBuffer length(ReadOracle.Version v) {
+        return v.length() == null ? null : varint(v.length());
+    }
+
     static ByteBuffer text(String s) {
         return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
     }
@@ -87,16 +101,20 @@ final class ReadHistory {
     /** The twin: the base's versions, the index table ({@code stale}: with a consistent read's stale entries), the buckets. */
     MemoryReadStores stores(Index index, boolean stale) {
         IndexColumns columns = IndexColumns.of(index);
-        BucketLayout bucket = BucketLayout.of(index);
-        int label = bucket.sealColumn() + 1;
+        BucketLayout bucket = index.bucket() == null ? null : BucketLayout.of(index);
+        int label = bucket == null ? -1 : bucket.sealColumn() + 1;
         MemoryReadStores stores = new MemoryReadStores(columns.keyColumn("length"), columns.keyColumn("key"), label, random.nextBoolean(), random);
         rows.forEach((key, versions) -> {
-            List<Version> base = new ArrayList<>();
-            for (ReadOracle.Version v : versions) {
-                base.add(new Version(new ByteBuffer[] {text(key), Tids.bytes(v.tid()), v.length() == null ? null : varint(v.length()),
-                    text(v.value())}, 1));
+            if (versioned) {
+                List<Version> base = new ArrayList<>();
+                for (ReadOracle.Version v : versions) {
+                    base.add(new Version(new ByteBuffer[] {text(key), Tids.bytes(v.tid()), length(v), text(v.value())}, 1));
+                }
+                stores.versions(key, base);
+            } else {
+                ReadOracle.Version v = versions.get(versions.size() - 1);
+                stores.currentRow(key, new Version(new ByteBuffer[] {text(key), length(v), text(v.value())}, -1));
             }
-            stores.versions(key, base);
             for (int length = 1; length <= LENGTHS; length++) {
                 int last = lastWith(versions, length, versions.size());
                 if (last < 0) {
@@ -107,8 +125,11 @@ final class ReadHistory {
                     continue;
                 }
                 UUID deleted = last + 1 < versions.size() ? versions.get(last + 1 + random.nextInt(versions.size() - last - 1)).tid() : null;
-                if (last + 1 < versions.size() && random.nextBoolean()) {
+                if (last + 1 < versions.size() && (random.nextBoolean() || !versioned)) {
                     deleted = versions.get(last + 1).tid(); // the exact mark, else a late one
+                }
+                if (deleted == null && last > 0 && random.nextBoolean()) {
+                    deleted = versions.get(random.nextInt(last)).tid(); // a mark not later than _tid: the entry matches again
                 }
                 if (stale && random.nextInt(3) == 0) {
                     deleted = null; // a mark never written
@@ -116,6 +137,9 @@ final class ReadHistory {
                 stores.indexRow(row(columns, columns.cqlNames().size(), key, length, versions.get(last), deleted));
             }
         });
+        if (bucket == null) {
+            return stores;
+        }
         BucketPeriod day = index.bucket();
         for (String l = day.label(START.minusNanos(SPAN * 100 / 8)), end = day.label(START.plusNanos(SPAN * 100 / 8 * 9)); l.compareTo(end) <= 0;
                 l = day.next(l)) {
