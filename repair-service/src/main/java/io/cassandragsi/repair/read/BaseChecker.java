@@ -1,11 +1,9 @@
 package io.cassandragsi.repair.read;
 
 import io.cassandragsi.maintain.Version;
-import com.datastax.oss.driver.api.core.ConsistencyLevel;
-import com.datastax.oss.driver.api.core.cql.Row;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.repair.store.BaseTable;
-import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.repair.store.BaseVersions;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,40 +17,31 @@ import java.util.function.Supplier;
  * Decides a run of index rows at a read's query time (or in its window of time): each row's {@link
  * EntryDecision} from the index alone, then, for the rows it leaves to the base, the checks against the base table,
  * asynchronously: queries of up to {@value BaseTable#ROWS_PER_QUERY} rows where the table allows
- * it ({@link BaseTable.Checks#readsManyCurrent}, {@link #querySize}), else one query per row; at
+ * it ({@link BaseVersions#readsManyCurrent}, {@link #querySize}), else one query per row; at
  * most {@code checkConcurrency} queries in flight. An entry that claimed a match the base denies
  * is a false positive, sent to {@link ReadRepair}.
  */
 final class BaseChecker {
-    private final ConsistencyLevel cl;
     private final int checkConcurrency;
     private final ReadRepair repair;
     private final LongAdder baseChecks;
     private final LongAdder falsePositives;
 
-    BaseChecker(ConsistencyLevel cl, int checkConcurrency, ReadRepair repair, LongAdder baseChecks, LongAdder falsePositives) {
-        this.cl = cl;
+    BaseChecker(int checkConcurrency, ReadRepair repair, LongAdder baseChecks, LongAdder falsePositives) {
         this.checkConcurrency = checkConcurrency;
         this.repair = repair;
         this.baseChecks = baseChecks;
         this.falsePositives = falsePositives;
     }
 
-    /** The items of the matches among {@code rows}, in row order. */
-    CompletableFuture<List<Map<String, Object>>> decide(ReadPlan read, List<Row> rows) {
-        return decide(read, rows, null);
-    }
-
     /**
-     * As {@link #decide(ReadPlan, List)}, with each row's decision given ({@code decisions}, in
-     * row order; null: decided here from the row), as a window read over several buckets decides
-     * a row from its entries in every bucket ({@link BucketMerge#decide}).
+     * The items of the matches among {@code rows}, in row order, each with its decision from the
+     * index alone ({@code decisions}, in row order, none SKIP; the read's source made them).
      */
-    CompletableFuture<List<Map<String, Object>>> decide(ReadPlan read, List<Row> rows, List<EntryDecision> decisions) {
-        Catalog.Indexed table = read.table();
+    CompletableFuture<List<Map<String, Object>>> decide(ReadPlan read, List<IndexRow> rows, List<EntryDecision> decisions) {
         IndexPlan plan = read.plan();
         ItemLayout layout = read.layout();
-        BaseTable.Checks base = table.checks.get(plan);
+        BaseVersions base = read.stores().base();
         UUID q = read.q();
         Item[] decided = new Item[rows.size()];
         List<Integer> checkedAt = new ArrayList<>();
@@ -60,25 +49,8 @@ final class BaseChecker {
         List<List<ByteBuffer>> current = new ArrayList<>();
         CompletableFuture<List<Version>> batch = new CompletableFuture<>();
         for (int n = 0; n < rows.size(); n++) {
-            Row r = rows.get(n);
-            if (plan.perVersion()) {
-                UUID tid = layout.tidInKey(r);
-                EntryDecision d = EntryDecision.ofVersionEntry(read.consistent(), tid, q);
-                if (d == EntryDecision.SKIP) {
-                    continue;
-                }
-                if (d == EntryDecision.MATCH) {
-                    decided[n] = layout.fromRow(r);
-                    continue;
-                }
-                List<ByteBuffer> key = layout.entryKey(r);
-                checkedAt.add(n);
-                checks.add(() -> checkVersion(table, plan, layout, key, tid));
-                continue;
-            }
-            UUID deleted = layout.deleted(r);
-            UUID tid = layout.tid(r);
-            EntryDecision d = decisions != null ? decisions.get(n) : decision(read, r, tid, deleted);
+            IndexRow r = rows.get(n);
+            EntryDecision d = decisions.get(n);
             if (d == EntryDecision.SKIP) {
                 continue;
             }
@@ -86,6 +58,14 @@ final class BaseChecker {
                 decided[n] = layout.fromRow(r);
                 continue;
             }
+            if (plan.perVersion()) {
+                UUID tid = layout.tidInKey(r);
+                List<ByteBuffer> key = layout.entryKey(r);
+                checkedAt.add(n);
+                checks.add(() -> checkVersion(read, base, key, tid));
+                continue;
+            }
+            UUID tid = layout.tid(r);
             boolean claims = d.claimed();
             List<ByteBuffer> key = layout.entryKey(r);
             List<ByteBuffer> rowKey = layout.rowKey(key);
@@ -93,18 +73,18 @@ final class BaseChecker {
             if (read.from() != null) { // a window: the row's latest version in it that has the key
                 checks.add(() -> {
                     baseChecks.increment();
-                    return base.windowAsync(rowKey, read.from(), q, cl).thenApply(versions -> judgeCurrent(table, plan, layout, key, rowKey,
-                            claims, tid, versions.stream().filter(v -> key.equals(table.plan.entryKey(plan, v))).findFirst().orElse(null)));
+                    return base.window(rowKey, read.from(), q).thenApply(versions -> judgeCurrent(read, key, rowKey, claims, tid,
+                            versions.stream().filter(v -> key.equals(read.tablePlan().entryKey(plan, v))).findFirst().orElse(null)));
                 });
             } else if (base.readsManyCurrent()) {
                 int at = current.size();
                 current.add(rowKey);
-                checks.add(() -> batch.thenApply(versions -> judgeCurrent(table, plan, layout, key, rowKey, claims, tid, versions.get(at))));
+                checks.add(() -> batch.thenApply(versions -> judgeCurrent(read, key, rowKey, claims, tid, versions.get(at))));
             } else {
                 checks.add(() -> {
                     baseChecks.increment();
-                    return base.currentAtAsync(rowKey, q, cl)
-                            .thenApply(v -> judgeCurrent(table, plan, layout, key, rowKey, claims, tid, v));
+                    return base.currentAt(rowKey, q)
+                            .thenApply(v -> judgeCurrent(read, key, rowKey, claims, tid, v));
                 });
             }
         }
@@ -115,7 +95,7 @@ final class BaseChecker {
             int size = querySize(current.size());
             for (int from = 0; from < current.size(); from += size) {
                 List<List<ByteBuffer>> part = current.subList(from, Math.min(current.size(), from + size));
-                queries.add(() -> base.currentAtAllAsync(part, q, cl));
+                queries.add(() -> base.currentAtAll(part, q));
             }
             Bounded.run(queries, checkConcurrency).whenComplete((parts, e) -> {
                 if (e != null) {
@@ -136,24 +116,6 @@ final class BaseChecker {
             }
             return matches(decided);
         });
-    }
-
-    /** One entry's decision: of an index table's entry, or of a bucket's (only its seal's entries count). */
-    private static EntryDecision decision(ReadPlan read, Row r, UUID tid, UUID deleted) {
-        ReadPlan.Bucket bucket = read.bucket();
-        if (bucket != null) {
-            java.nio.ByteBuffer seal = r.getBytesUnsafe(bucket.sealColumn());
-            if (!BucketChoice.counts(bucket.label(), bucket.seal(), seal == null ? null : io.cassandragsi.index.Tids.uuid(seal))) {
-                return EntryDecision.SKIP; // an earlier seal's entry, which this one no longer has
-            }
-            java.nio.ByteBuffer f = r.getBytesUnsafe(bucket.firstColumn());
-            UUID first = f == null ? null : io.cassandragsi.index.Tids.uuid(f);
-            return read.from() == null ? EntryDecision.ofBucketEntry(tid, first, deleted, read.q())
-                    : EntryDecision.inBucketWindow(tid, first, deleted, read.from(), read.q());
-        }
-        boolean versioned = read.table().plan.versioned();
-        return read.from() == null ? EntryDecision.ofEntry(versioned, read.consistent(), tid, deleted, read.q())
-                : EntryDecision.inWindow(versioned, read.consistent(), tid, deleted, read.from(), read.q());
     }
 
     /**
@@ -180,23 +142,23 @@ final class BaseChecker {
      * The item of an entry if the base version {@code v} (current at the query time, or the
      * window's latest with the key) has its key; else read repair if it claimed to.
      */
-    private Item judgeCurrent(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, List<ByteBuffer> key, List<ByteBuffer> rowKey,
-            boolean claims, UUID tid, Version v) {
-        if (v != null && key.equals(table.plan.entryKey(plan, v))) {
-            return layout.fromVersion(v);
+    private Item judgeCurrent(ReadPlan read, List<ByteBuffer> key, List<ByteBuffer> rowKey, boolean claims, UUID tid, Version v) {
+        IndexPlan plan = read.plan();
+        if (v != null && key.equals(read.tablePlan().entryKey(plan, v))) {
+            return read.layout().fromVersion(v);
         }
         if (claims) {
             falsePositives.increment();
-            repair.queue(table, rowKey, tid);
+            repair.queue(read.def(), read.kind(), rowKey, tid);
         }
         return null;
     }
 
-    private CompletableFuture<Item> checkVersion(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, List<ByteBuffer> key, UUID tid) {
+    private CompletableFuture<Item> checkVersion(ReadPlan read, BaseVersions base, List<ByteBuffer> key, UUID tid) {
         baseChecks.increment();
-        return table.checks.get(plan).versionAsync(layout.rowKey(key), tid, cl).thenApply(v -> {
-            if (v != null && key.equals(table.plan.entryKey(plan, v))) {
-                return layout.fromVersion(v);
+        return base.version(read.layout().rowKey(key), tid).thenApply(v -> {
+            if (v != null && key.equals(read.tablePlan().entryKey(read.plan(), v))) {
+                return read.layout().fromVersion(v);
             }
             falsePositives.increment();
             return null;

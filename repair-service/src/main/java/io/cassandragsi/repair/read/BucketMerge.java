@@ -113,7 +113,7 @@ final class BucketMerge {
 
     /**
      * The decision of one group, its entries of one row in the window's buckets: only entries of
-     * their bucket's valid seal count (an entry of a later seal throws {@link BucketChoice.Resealed}); from the latest bucket back, the first whose entry is not
+     * their bucket's valid seal count (an entry of a later seal throws {@link Resealed}); from the latest bucket back, the first whose entry is not
      * SKIP in its share of the window ({@link EntryDecision#inBucketWindow}) decides. A MATCH is
      * the row's latest version with the key in the window, since no later bucket's share has one;
      * a CHECK is left to the window's versions in the base, which decide for the whole window.
@@ -125,7 +125,7 @@ final class BucketMerge {
         for (int i = 0; i < group.size(); i++) {
             Entry e = group.get(i);
             Part part = parts.get(e.label());
-            if (part == null || !BucketChoice.counts(e.label(), part.seal(), e.seal())) {
+            if (part == null || !Resealed.counts(e.label(), part.seal(), e.seal())) {
                 continue; // an earlier seal's entry, which the valid one no longer has
             }
             EntryDecision d = EntryDecision.inBucketWindow(e.tid(), e.first(), e.deleted(), part.from(), part.upTo());

@@ -5,7 +5,9 @@ import java.util.UUID;
 
 /**
  * What a read does with one index entry at query time q (docs/design.md section 8.2, read rules), decided
- * from the entry alone: pure, unit-tested without a node.
+ * from the entry alone: pure, unit-tested without a node. The rules for an index table's entries
+ * differ by kind of table and are the kind's ({@link ReadKind}); those of bucket entries and of
+ * per-version indexes are here.
  *
  * <p>An entry is deleted at q iff its {@code _deleted} is set, later than its {@code _tid}, and at
  * or before q (a {@code _deleted} not later than {@code _tid} means the entry matches again, so no
@@ -34,99 +36,16 @@ enum EntryDecision {
     }
 
     /**
-     * An entry of an index that keeps one entry per base row across versions (or of an unversioned
-     * table), with its {@code _tid} and {@code _deleted} (either may be null).
-     *
-     * <ul>
-     *   <li>Versioned: an entry whose {@code _tid} is after q, or whose mark is after q (a read in
-     *       the past: the mark may name a later non-matching version than the exact one), is checked
-     *       against the base version current at q; so is every entry of a consistent read.
-     *   <li>Unversioned: the base keeps no history. An entry without {@code _tid} has expired. An
-     *       eventual read as of q answers from {@code _tid}/{@code _deleted} alone: a match when
-     *       {@code _tid <= q} (an entry rewritten after q with the same key is not returned for q).
-     *       A consistent read (as of now only) checks every candidate against the current row.
-     * </ul>
-     */
-    static EntryDecision ofEntry(boolean versioned, boolean consistent, UUID tid, UUID deleted, UUID q) {
-        if (deletedAt(tid, deleted, q)) {
-            return SKIP;
-        }
-        boolean marked = deleted != null && tid != null && Tids.compare(deleted, tid) > 0;
-        if (!versioned) {
-            if (tid == null) {
-                return SKIP;
-            }
-            if (consistent) {
-                return CHECK;
-            }
-            return Tids.compare(tid, q) <= 0 ? MATCH : SKIP;
-        }
-        boolean claims = tid != null && Tids.compare(tid, q) <= 0 && !marked;
-        if (claims) {
-            return consistent ? CHECK : MATCH;
-        }
-        return CHECK_UNCLAIMED;
-    }
-
-    /**
-     * An entry of an index that keeps one entry per base row (or of an unversioned table) in a
-     * window read: did its row match at some moment from the version current at {@code from} to
-     * {@code upTo} (docs/design.md section 8.2)? The entry keeps the latest interval in which its
-     * row had its key, {@code [_tid, _deleted)}.
-     *
-     * <ul>
-     *   <li>Deleted at {@code from}: that interval ended before the window, and every earlier one
-     *       too: not a match.
-     *   <li>Versioned: an entry that is not marked and starts before the window's end claims a
-     *       match, as in a read of one moment. One whose {@code _tid} is after the window (an
-     *       earlier interval may lie in it), that has none, or that is marked is checked against the
-     *       versions of the window: a mark may name a later version than the exact one (section
-     *       4.2), and a version that was deleted after its entry was marked leaves the entry's
-     *       interval in place. So is every entry of a consistent read.
-     *   <li>Unversioned (eventual only): a match when its interval meets the window; an entry whose
-     *       {@code _tid} is after the window is not one, since the index keeps no earlier interval.
-     * </ul>
-     */
-    static EntryDecision inWindow(boolean versioned, boolean consistent, UUID tid, UUID deleted, UUID from, UUID upTo) {
-        if (deletedAt(tid, deleted, from)) {
-            return SKIP;
-        }
-        boolean marked = deleted != null && tid != null && Tids.compare(deleted, tid) > 0;
-        boolean startsInTime = tid != null && Tids.compare(tid, upTo) <= 0;
-        if (!versioned) {
-            return startsInTime ? MATCH : SKIP;
-        }
-        if (startsInTime && !marked) {
-            return consistent ? CHECK : MATCH;
-        }
-        return CHECK_UNCLAIMED;
-    }
-
-    /**
-     * An entry of a valid seal of a bucket that holds q (docs/design.md section 8.2): its {@code
-     * _tid} is the latest version with its key current at a moment of the bucket, {@code _first}
-     * the earliest, {@code _deleted} exactly the end of {@code _tid}'s interval (null: none), all
-     * read from the base by the seal. So a q at or after {@code _tid} is decided from the entry; a
-     * q before {@code _first} is not a match; between them the row may have left the key and come
-     * back, and the base decides. Eventual reads only.
-     */
-    static EntryDecision ofBucketEntry(UUID tid, UUID first, UUID deleted, UUID q) {
-        if (tid == null || first == null) {
-            return SKIP;
-        }
-        if (Tids.compare(tid, q) <= 0) {
-            return deleted != null && Tids.compare(deleted, q) <= 0 ? SKIP : MATCH;
-        }
-        return Tids.compare(first, q) > 0 ? SKIP : CHECK_UNCLAIMED;
-    }
-
-    /**
-     * As {@link #ofBucketEntry}, in a window from the version current at {@code from} to {@code
-     * upTo}, both in the bucket: {@code _tid}'s interval meets the window when it starts at or
-     * before {@code upTo} and ends after {@code from}, and {@code _tid} is then the latest version
-     * with the key in the window; an entry whose {@code _first} is after the window is not a match;
-     * one whose {@code _tid} is after it and {@code _first} in or before it is checked against the
-     * window's versions.
+     * An entry of a valid seal of a bucket (docs/design.md section 8.2), in the bucket's share of
+     * a read's time, from the version current at {@code from} to {@code upTo} (a read of one moment
+     * q: from q to q). The seal read from the base its {@code _tid}, the latest version with its key
+     * current at a moment of the bucket, {@code _first}, the earliest, and {@code _deleted}, exactly
+     * the end of {@code _tid}'s interval (null: none): {@code _tid}'s interval meets the window when
+     * it starts at or before {@code upTo} and ends after {@code from}, and {@code _tid} is then the
+     * latest version with the key in the window; an entry whose {@code _first} is after the window
+     * is not a match; one whose {@code _tid} is after it and {@code _first} in or before it (the row
+     * left the key and came back within the bucket) is checked against the window's versions.
+     * Eventual reads only.
      */
     static EntryDecision inBucketWindow(UUID tid, UUID first, UUID deleted, UUID from, UUID upTo) {
         if (tid == null || first == null) {

@@ -12,7 +12,6 @@ import io.cassandragsi.repair.store.BaseTable;
 import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.QueueStore;
 import io.cassandragsi.schema.Cql;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -34,8 +33,8 @@ import java.util.stream.Collectors;
  * after q (as-of reads in the past), is checked against the base version current at q; the rest
  * match as stored. Consistent reads check every candidate against the base version current at q,
  * drop false positives and queue read repair (off the read's path) for entries that claimed a
- * match the base denies. Items come in index order; the {@code
- * next} token resumes exactly after the last index row consumed, so pages never repeat or skip.
+ * match the base denies. Items come in index order; the {@code next} token resumes exactly after
+ * the last entry consumed, so pages never repeat or skip.
  *
  * <p>Every read is asynchronous ({@link #readAsync}; {@link #read} waits for it): the index page
  * and the base checks go out with the driver's {@code executeAsync}, the checks of a page all at
@@ -43,11 +42,15 @@ import java.util.stream.Collectors;
  * else one per row; at most {@code checkConcurrency} queries in flight), and only as many
  * candidates are checked as items are still missing.
  *
- * <p>This class resolves the table and index and binds the read; the steps are classes of their
- * own, one direction: {@link ReadRequest} (parsing and validation, pure) → {@link Pager} (pages of
- * the index select, page tokens) → {@link BaseChecker} (per entry, {@link EntryDecision}, pure;
- * then the base checks) → {@link ReadRepair}. {@link ItemLayout} turns index rows and base
- * versions into items, with the index table's column layout from {@code store.IndexColumns} ({@code schema.IndexLayout}'s order).
+ * <p>This class resolves the table and index, parses the request ({@link ReadRequest}, pure),
+ * fixes the query time (a fresh read waits for the safe time first) and hands the page to {@link
+ * ReadPath}, over the driver's stores ({@link DriverReadStores}); the steps are classes of their
+ * own, one direction: {@link ReadPlanner} (the {@link Source}, pure) → {@link Pager} (one loop over
+ * the source's fetches, {@link IndexTableSource} or {@link BucketsSource}, which decide their
+ * entries by {@link ReadKind}, {@link EntryDecision} and {@link BucketMerge}; page tokens) → {@link
+ * BaseChecker} (the base checks) → {@link ReadRepair}. {@link ItemLayout} turns index rows and base
+ * versions into items, with the index table's column layout from {@code store.IndexColumns}
+ * ({@code schema.IndexLayout}'s order).
  */
 public final class IndexReader implements AutoCloseable {
     public static final int DEFAULT_LIMIT = 100;
@@ -60,8 +63,7 @@ public final class IndexReader implements AutoCloseable {
     private final ConsistencyLevel cl;
     private final PageToken tokens;
     private final ReadRepair repair;
-    private final Pager pager;
-    private final MergePager merger;
+    private final ReadPath path;
     /** Catalog reloads, which prepare statements synchronously: never on the caller's (event-loop) thread. */
     private final ExecutorService blocking;
     private final SafeTimes safeTimes;
@@ -212,9 +214,8 @@ public final class IndexReader implements AutoCloseable {
         this.cl = cl;
         this.tokens = tokenKey == null ? PageToken.randomKey() : new PageToken(tokenKey);
         this.repair = new ReadRepair(queue, cl, readRepairs);
-        BaseChecker checker = new BaseChecker(cl, checkConcurrency, repair, baseChecks, falsePositives);
-        this.pager = new Pager(session, tokens, checker, indexRows);
-        this.merger = new MergePager(session, cl, tokens, checker, indexRows);
+        BaseChecker checker = new BaseChecker(checkConcurrency, repair, baseChecks, falsePositives);
+        this.path = new ReadPath(tokens, new Pager(tokens, checker), indexRows, bucketReads, mergedReads);
         this.blocking = Executors.newCachedThreadPool(daemon("gsi-read-catalog"));
         this.freshScheduler = Executors.newSingleThreadScheduledExecutor(daemon("gsi-fresh-wait"));
         this.freshWait = safeTimes == null ? null : new FreshWait(safeTimes, freshScheduler);
@@ -279,12 +280,12 @@ public final class IndexReader implements AutoCloseable {
     }
 
     /**
-     * Reads the page; a read through buckets that met a seal in progress ({@link
-     * BucketChoice.Resealed}) starts again, at most twice, if it is a first page (docs/design.md
+     * Reads the page; a read through buckets that met a seal in progress ({@link Resealed})
+     * starts again, at most twice, if it is a first page (docs/design.md
      * section 8.2), and is 400 {@code bad_next} if not.
      */
     private CompletableFuture<Page> start(Query query, Catalog.Indexed table, Instant arrival) {
-        return BucketChoice.retryResealed(() -> attempt(query, table, arrival), query.next() == null, resealedReads);
+        return Resealed.retryResealed(() -> attempt(query, table, arrival), query.next() == null, resealedReads);
     }
 
     /**
@@ -323,69 +324,11 @@ public final class IndexReader implements AutoCloseable {
         return page(query, table, plan, request, asOf != null ? asOf : request.safe() ? safeTime(table) : request.now());
     }
 
-    /** Reads the page of {@code request} as of {@code readTime}, or as of the query time its token carries. */
+    /** Reads the page of {@code request} as of {@code readTime}, or as of the query time its token carries ({@link ReadPath}). */
     private CompletableFuture<Page> page(Query query, Catalog.Indexed table, IndexPlan plan, ReadRequest request, UUID readTime) {
-        UUID asOf = request.fixedTime();
-        byte[] state = null;
-        int skip = 0;
-        byte[] lastRow = null;
-        UUID tokenSeal = null;
-        if (query.next() != null) {
-            PageToken.Position p = tokens.decode(query.next(), at -> PageToken.fingerprint(request.canonical(asOf != null ? asOf : at)));
-            readTime = p.queryTime();
-            state = p.pagingState();
-            skip = p.offset();
-            lastRow = p.lastRow();
-            tokenSeal = p.seal();
-        }
-        UUID q = readTime;
-        if (request.window() && Tids.compare(request.from, q) > 0) { // an open window that starts after now: nothing in it yet
-            return CompletableFuture.completedFuture(new Page(List.of(), null, ReadPlan.answerTime(q, true)));
-        }
-        ReadPlan.Fingerprint fingerprint = new ReadPlan.Fingerprint(request::canonical, q);
-        byte[] firstState = state;
-        int firstSkip = skip;
-        byte[] firstLastRow = lastRow;
-        ByteBuffer lower = request.lower == null ? null : request.lower.value();
-        ByteBuffer upper = request.upper == null ? null : request.upper.value();
-        List<String> labels = BucketChoice.mergedLabels(request, query.consistent(), plan, q);
-        // a later page of a merged read: its token names the buckets' seals, its paging state is the clustering key to resume behind
-        boolean mergedToken = labels != null && query.next() != null && tokenSeal != null && firstState != null;
-        if (labels != null && (query.next() == null || mergedToken)) {
-            List<ByteBuffer> resumeAt = mergedToken ? io.cassandragsi.schema.Composite.decode(ByteBuffer.wrap(firstState)) : null;
-            return BucketChoice.resolveMerge(table, plan, labels, query.next() == null, tokenSeal, request.from, q, cl).thenCompose(parts -> {
-                if (parts == null) {
-                    return single(query, table, plan, request, q, fingerprint, lower, upper, null, firstState, firstSkip, firstLastRow);
-                }
-                if (query.next() == null) {
-                    mergedReads.increment();
-                }
-                ReadPlan read = new ReadPlan(table, plan, layout(table, plan), null, q, request.from, request.limit, false, fingerprint, null);
-                return merger.first(new MergePager.MergedRead(read, request.shape(), request.fixed, lower, upper, parts), resumeAt);
-            });
-        }
-        return single(query, table, plan, request, q, fingerprint, lower, upper, tokenSeal, firstState, firstSkip, firstLastRow);
-    }
-
-    /** A read of one source: the index table, or the one bucket {@link BucketChoice#label} names. */
-    private CompletableFuture<Page> single(Query query, Catalog.Indexed table, IndexPlan plan, ReadRequest request, UUID q,
-            ReadPlan.Fingerprint fingerprint, ByteBuffer lower, ByteBuffer upper, UUID tokenSeal, byte[] firstState, int firstSkip,
-            byte[] firstLastRow) {
-        String label = BucketChoice.label(request, query.consistent(), plan, q);
-        return BucketChoice.resolve(table, plan, label, query.next() == null, tokenSeal, cl).thenCompose(bucket -> {
-            if (bucket != null && query.next() == null) {
-                bucketReads.increment();
-            }
-            return (bucket == null
-                    ? table.indexTables.get(plan).selectBound(request.shape(), request.fixed, lower, upper)
-                    : table.bucketTables.get(plan).selectBound(request.shape(), bucket.label(), request.fixed, lower, upper))
-                    .thenCompose(b -> {
-                        b.setConsistencyLevel(cl);
-                        ReadPlan read = new ReadPlan(table, plan, layout(table, plan), b.build(), q, request.from, request.limit, query.consistent(),
-                                fingerprint, bucket);
-                        return pager.first(read, firstState, firstSkip, firstLastRow);
-                    });
-        });
+        ReadPath.Target target = new ReadPath.Target(table.definition, table.plan, plan, layout(table, plan),
+                new DriverReadStores(session, cl, table, plan));
+        return path.page(request, target, readTime);
     }
 
     /** The query time of a read at {@code as_of=safe}: the last tid of the safe time's tick. */

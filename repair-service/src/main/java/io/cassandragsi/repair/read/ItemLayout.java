@@ -1,7 +1,6 @@
 package io.cassandragsi.repair.read;
 
 import io.cassandragsi.maintain.Version;
-import com.datastax.oss.driver.api.core.cql.Row;
 import com.fasterxml.jackson.core.io.SerializedString;
 import io.cassandragsi.index.Tids;
 import io.cassandragsi.repair.store.IndexColumns;
@@ -32,8 +31,6 @@ final class ItemLayout {
     private final int[] rowColumn;
     /** Per item attribute: its position in a base version's values (definition order). */
     private final int[] versionAttribute;
-    /** The index table's column layout, shared with {@link io.cassandragsi.repair.store.IndexTable}. */
-    private final IndexColumns columns;
     /** Index key columns: the first {@code keySize} columns of an index row. */
     final int keySize;
     /** Positions in the entry key of the base row key (partition key, clustering prefix). */
@@ -59,7 +56,6 @@ final class ItemLayout {
                 item.add(c);
             }
         }
-        this.columns = columns;
         this.keySize = columns.keySize();
         this.tidColumn = columns.tidColumn();
         this.deletedColumn = columns.deletedColumn();
@@ -92,10 +88,10 @@ final class ItemLayout {
     }
 
     /** The item of an index row, decoded from its columns. */
-    Item fromRow(Row row) {
+    Item fromRow(IndexRow row) {
         Object[] values = new Object[names.length];
         for (int i = 0; i < names.length; i++) {
-            values[i] = Values.render(types[i], row.getBytesUnsafe(rowColumn[i]));
+            values[i] = Values.render(types[i], row.get(rowColumn[i]));
         }
         return new Item(names, jsonNames, values);
     }
@@ -111,25 +107,25 @@ final class ItemLayout {
     }
 
     /** The entry key of an index row: its key columns. */
-    List<ByteBuffer> entryKey(Row row) {
-        return columns.entryKey(row);
+    List<ByteBuffer> entryKey(IndexRow row) {
+        return java.util.Arrays.asList(row.columns()).subList(0, keySize);
     }
 
     /** The {@code _tid} of an index row (not of a per-version index), or null. */
-    UUID tid(Row row) {
-        ByteBuffer b = row.getBytesUnsafe(tidColumn);
+    UUID tid(IndexRow row) {
+        ByteBuffer b = row.get(tidColumn);
         return b == null ? null : Tids.uuid(b);
     }
 
     /** The {@code _deleted} of an index row (not of a per-version index), or null. */
-    UUID deleted(Row row) {
-        ByteBuffer b = row.getBytesUnsafe(deletedColumn);
+    UUID deleted(IndexRow row) {
+        ByteBuffer b = row.get(deletedColumn);
         return b == null ? null : Tids.uuid(b);
     }
 
     /** The tid in the key of a per-version index's row. */
-    UUID tidInKey(Row row) {
-        return Tids.uuid(row.getBytesUnsafe(tidInEntryKey));
+    UUID tidInKey(IndexRow row) {
+        return Tids.uuid(row.get(tidInEntryKey));
     }
 
     /** The base row key (partition key, clustering prefix) within an entry key. */

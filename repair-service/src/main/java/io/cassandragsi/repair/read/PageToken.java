@@ -1,52 +1,67 @@
 package io.cassandragsi.repair.read;
 
 import io.cassandragsi.index.Sha256;
+import io.cassandragsi.schema.Composite;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The opaque {@code next} token: where the previous page stopped (the driver's paging state of
- * the index-table page it was reading, how many rows of that page it had consumed, and an
- * identity of the last of them, so that a page resumed after rows were inserted before it starts
- * behind that row, not a count of rows further) and the
- * read's query time (so that a read without {@code as_of} keeps the first page's moment), bound to
- * the query it came from (a fingerprint of keyspace, table, index, values, bounds, consistency
- * and query time) and signed with HMAC-SHA256, so a token that was altered or belongs to another
- * query is rejected with 400 instead of returning wrong pages.
+ * The opaque {@code next} token (docs/design.md section 8.5): the read's query time (so that a
+ * read without {@code as_of} keeps the first page's moment) and where the previous page stopped in
+ * its source, each source with a position of its own ({@link Resume}): in the index table the
+ * driver's paging state, how many rows of that page were consumed and an identity of the last of
+ * them (so that a page resumed after rows were inserted before it starts behind that row, not a
+ * count of rows further); in buckets a digest of their labels and seals and the clustering key to
+ * resume behind. Bound to the query it came from (a fingerprint of keyspace, table, index,
+ * values, bounds, consistency and query time) and signed with HMAC-SHA256, so a token that was
+ * altered or belongs to another query is rejected with 400 instead of returning wrong pages.
+ *
+ * <p>Tokens of the version before (4, one layout for every source) are still read: an index
+ * table's position as it was, a buckets' one as {@link LegacyBuckets}, which the planner accepts
+ * for several buckets merged and refuses for one bucket (read then by driver paging, now a merge of
+ * one bucket; {@link ReadPlanner#resume}).
  */
 final class PageToken {
-    private static final byte VERSION = 4;
-    /** The seal of a token that pages through an index table, not a bucket. */
+    private static final byte VERSION = 5;
+    /** The token version before sources had positions of their own. */
+    private static final byte VERSION_4 = 4;
+    private static final byte INDEX_TABLE = 0;
+    private static final byte BUCKETS = 1;
+    /** The seal of a version-4 token that pages through an index table, not a bucket. */
     private static final UUID NO_SEAL = new UUID(0, 0);
     /** Bytes of a row identity ({@link #rowId}). */
     static final int ROW_ID_BYTES = 16;
+    private static final int HEAD = 1 + 32 + 16;
+    private static final int MAC = 32;
     /** One initialized MAC per thread: looking the algorithm up and keying it cost more than signing a token. */
     private final ThreadLocal<Mac> macs;
 
-    /**
-     * {@code lastRow}: the {@link #rowId} of the last row consumed, or null when {@code offset} is 0;
-     * {@code seal}: the seal of the bucket the read pages through (docs/design.md section 8.5), or
-     * null: the index table. A window read that merges buckets (section 8.2) has no driver paging
-     * state: its {@code pagingState} is the clustering key its next page starts behind ({@code
-     * schema.Composite}), and its {@code seal} a digest of its buckets' seals ({@code BucketMerge.seals}).
-     */
-    record Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset, byte[] lastRow, UUID seal) {
-        Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset, byte[] lastRow) {
-            this(fingerprint, queryTime, pagingState, offset, lastRow, null);
-        }
+    /** Where a read resumes in its source. */
+    sealed interface Resume permits IndexResume, BucketsResume, LegacyBuckets {}
 
-        Position(byte[] fingerprint, UUID queryTime, byte[] pagingState, int offset) {
-            this(fingerprint, queryTime, pagingState, offset, null, null);
-        }
-    }
+    /**
+     * In the index table: the driver's paging state of the page being read (null: the first), how
+     * many of its rows were consumed, and the {@link #rowId} of the last of them (null when none).
+     */
+    record IndexResume(byte[] pagingState, int offset, byte[] lastRow) implements Resume {}
+
+    /** In buckets merged: the digest of their labels and seals ({@code BucketMerge.seals}) and the clustering key to resume behind. */
+    record BucketsResume(UUID seals, List<ByteBuffer> behind) implements Resume {}
+
+    /** A version-4 token through buckets: a seal (one bucket) or a digest of seals (several), and the fields as they were. */
+    record LegacyBuckets(UUID seal, byte[] pagingState, int offset) implements Resume {}
+
+    /** A token's content: the query's fingerprint, its query time and where it resumes. */
+    record Position(byte[] fingerprint, UUID queryTime, Resume resume) {}
 
     /** A short identity of an index row: a digest of its key columns. */
     static byte[] rowId(java.util.List<java.nio.ByteBuffer> key) {
@@ -79,13 +94,22 @@ final class PageToken {
     }
 
     String encode(Position p) {
-        byte[] state = p.pagingState() == null ? new byte[0] : p.pagingState();
-        byte[] lastRow = p.lastRow() == null ? new byte[ROW_ID_BYTES] : p.lastRow();
-        ByteBuffer b = ByteBuffer.allocate(1 + 32 + 16 + 16 + 4 + ROW_ID_BYTES + 4 + state.length + 32);
+        byte[] body;
+        if (p.resume() instanceof IndexResume r) {
+            byte[] state = r.pagingState() == null ? new byte[0] : r.pagingState();
+            byte[] lastRow = r.lastRow() == null ? new byte[ROW_ID_BYTES] : r.lastRow();
+            body = ByteBuffer.allocate(1 + 4 + ROW_ID_BYTES + 4 + state.length).put(INDEX_TABLE).putInt(r.offset()).put(lastRow, 0, ROW_ID_BYTES)
+                    .putInt(state.length).put(state).array();
+        } else if (p.resume() instanceof BucketsResume r) {
+            byte[] key = Composite.encode(r.behind()).array();
+            body = ByteBuffer.allocate(1 + 16 + 4 + key.length).put(BUCKETS).putLong(r.seals().getMostSignificantBits())
+                    .putLong(r.seals().getLeastSignificantBits()).putInt(key.length).put(key).array();
+        } else {
+            throw new IllegalArgumentException("a token is never issued at " + p.resume());
+        }
+        ByteBuffer b = ByteBuffer.allocate(HEAD + body.length + MAC);
         b.put(VERSION).put(p.fingerprint()).putLong(p.queryTime().getMostSignificantBits()).putLong(p.queryTime().getLeastSignificantBits());
-        UUID seal = p.seal() == null ? NO_SEAL : p.seal();
-        b.putLong(seal.getMostSignificantBits()).putLong(seal.getLeastSignificantBits())
-                .putInt(p.offset()).put(lastRow, 0, ROW_ID_BYTES).putInt(state.length).put(state);
+        b.put(body);
         b.put(mac(b.array(), b.position()));
         return Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
     }
@@ -101,10 +125,13 @@ final class PageToken {
         } catch (IllegalArgumentException e) {
             throw ReadException.badRequest("bad_next", "'next' is not a token this service issued");
         }
-        if (raw.length < 1 + 32 + 16 + 16 + 8 + ROW_ID_BYTES + 32 || raw[0] != VERSION) {
-            throw ReadException.badRequest("bad_next", "'next' is not a token this service issued");
+        if (raw.length < HEAD + 1 + MAC || (raw[0] != VERSION && raw[0] != VERSION_4)) {
+            throw ReadException.badRequest("bad_next", raw.length >= HEAD + 1 + MAC && raw[0] > 0 && raw[0] < VERSION_4
+                    ? "'next' is not a token this service issued: its format (version " + raw[0] + ") is older than this service reads;"
+                            + " read again from the first page"
+                    : "'next' is not a token this service issued");
         }
-        int bodyLength = raw.length - 32;
+        int bodyLength = raw.length - MAC;
         byte[] sig = java.util.Arrays.copyOfRange(raw, bodyLength, raw.length);
         if (!MessageDigest.isEqual(sig, mac(raw, bodyLength))) {
             throw ReadException.badRequest("bad_next", "'next' was altered, or was issued by another service instance");
@@ -116,17 +143,48 @@ final class PageToken {
         if (!MessageDigest.isEqual(fp, expectedFingerprint.apply(queryTime))) {
             throw ReadException.badRequest("bad_next", "'next' belongs to another query (path, bounds, consistent or as_of differ)");
         }
-        UUID seal = new UUID(b.getLong(), b.getLong());
+        try {
+            Resume resume = raw[0] == VERSION_4 ? version4(b) : b.get() == INDEX_TABLE ? index(b) : buckets(b);
+            if (b.hasRemaining()) {
+                throw new IllegalArgumentException("bytes left over");
+            }
+            return new Position(fp, queryTime, resume);
+        } catch (RuntimeException e) {
+            throw ReadException.badRequest("bad_next", "'next' is malformed");
+        }
+    }
+
+    private static IndexResume index(ByteBuffer b) {
         int offset = b.getInt();
         byte[] lastRow = new byte[ROW_ID_BYTES];
         b.get(lastRow);
-        int len = b.getInt();
-        if (len < 0 || len != b.remaining() || offset < 0) {
-            throw ReadException.badRequest("bad_next", "'next' is malformed");
+        byte[] state = bytes(b);
+        if (offset < 0) {
+            throw new IllegalArgumentException("negative offset");
         }
-        byte[] state = new byte[len];
-        b.get(state);
-        return new Position(fp, queryTime, len == 0 ? null : state, offset, offset == 0 ? null : lastRow, NO_SEAL.equals(seal) ? null : seal);
+        return new IndexResume(state.length == 0 ? null : state, offset, offset == 0 ? null : lastRow);
+    }
+
+    private static BucketsResume buckets(ByteBuffer b) {
+        UUID seals = new UUID(b.getLong(), b.getLong());
+        return new BucketsResume(seals, Composite.decode(ByteBuffer.wrap(bytes(b))));
+    }
+
+    /** Version 4: seal (zeros: the index table), offset, last row, paging state. */
+    private static Resume version4(ByteBuffer b) {
+        UUID seal = new UUID(b.getLong(), b.getLong());
+        IndexResume r = index(b);
+        return NO_SEAL.equals(seal) ? r : new LegacyBuckets(seal, r.pagingState(), r.offset());
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        int len = b.getInt();
+        if (len < 0 || len > b.remaining()) {
+            throw new IllegalArgumentException("length " + len);
+        }
+        byte[] out = new byte[len];
+        b.get(out);
+        return out;
     }
 
     private byte[] mac(byte[] data, int length) {

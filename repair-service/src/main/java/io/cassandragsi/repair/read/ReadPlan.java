@@ -1,27 +1,20 @@
 package io.cassandragsi.repair.read;
 
-import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import io.cassandragsi.index.IndexPlan;
 import io.cassandragsi.index.Tids;
-import io.cassandragsi.repair.store.Catalog;
+import io.cassandragsi.index.TablePlan;
+import io.cassandragsi.schema.TableDef;
 import java.util.UUID;
 import java.util.function.Function;
 
 /**
- * One read, resolved and bound: its table and index, the layout of its items, the bound index
- * select, the query time {@code q} (a window read's last tid), a window read's start {@code from}
- * (null: a read of one moment), the limit, whether it is consistent, and the fingerprint its page
- * tokens carry, and the bucket it reads (null: the index table). What {@link Pager} and {@link
- * BaseChecker} work from.
+ * One read, resolved: its table's definition, plan and kind, its index, the stores it reads, the layout of its items, the query time {@code q} (a
+ * window read's last tid), a window read's start {@code from} (null: a read of one moment), the
+ * limit, whether it is consistent, and the fingerprint its page tokens carry. What {@link Pager},
+ * the sources and {@link BaseChecker} work from, whichever source it reads.
  */
-record ReadPlan(Catalog.Indexed table, IndexPlan plan, ItemLayout layout, BoundStatement statement, UUID q, UUID from, int limit,
-        boolean consistent, Fingerprint fingerprint, Bucket bucket) {
-
-    /**
-     * The bucket a read pages through instead of the index table (docs/design.md section 8.2): its
-     * label, its valid seal, and where a selected row holds {@code _first} and {@code _seal}.
-     */
-    record Bucket(String label, UUID seal, int firstColumn, int sealColumn) {}
+record ReadPlan(TableDef def, TablePlan tablePlan, ReadKind kind, IndexPlan plan, ItemLayout layout, ReadStores stores, UUID q, UUID from, int limit, boolean consistent,
+        Fingerprint fingerprint) {
 
     /** The moment the answer is as of: q, or a window's end (exclusive), one 100-ns tick after q. */
     java.time.Instant answerTime() {

@@ -4,9 +4,7 @@ import io.cassandragsi.maintain.Marker;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.uuid.Uuids;
 import io.cassandragsi.schema.Composite;
-import io.cassandragsi.repair.store.Catalog;
 import io.cassandragsi.repair.store.QueueStore;
-import io.cassandragsi.schema.QueueLayout;
 import io.cassandragsi.schema.TableDef;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -41,18 +39,14 @@ final class ReadRepair implements AutoCloseable {
     }
 
     /** Queues the repair of the base row {@code rowKey}, whose entry claimed version {@code tid}. */
-    void queue(Catalog.Indexed table, List<ByteBuffer> rowKey, UUID tid) {
+    void queue(TableDef def, ReadKind kind, List<ByteBuffer> rowKey, UUID tid) {
         if (queue == null || tid == null) {
             return;
         }
-        TableDef def = table.definition;
         int pkSize = def.partitionKey().size();
         ByteBuffer pk = pkSize == 1 ? rowKey.get(0) : Composite.encode(rowKey.subList(0, pkSize));
         ByteBuffer ck = Composite.encode(rowKey.subList(pkSize, rowKey.size()));
-        // a versioned row is recomputed from all its versions: an entry left behind by a delete, or one whose
-        // correction lost to cells a recompute wrote, is put right whatever its cells' timestamps
-        Marker marker = new Marker(Uuids.timeBased(), def.keyspace(), def.table(), pk, ck, tid, tid,
-                def.versioned() ? QueueLayout.FLAG_PARTIAL | QueueLayout.FLAG_DELETE : QueueLayout.FLAG_PARTIAL);
+        Marker marker = new Marker(Uuids.timeBased(), def.keyspace(), def.table(), pk, ck, tid, tid, kind.repairFlags());
         long now = System.currentTimeMillis();
         try {
             repairs.execute(() -> {

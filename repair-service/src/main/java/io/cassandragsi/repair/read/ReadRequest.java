@@ -80,23 +80,12 @@ final class ReadRequest {
         fresh(query);
         boolean safe = SAFE.equals(query.asOf());
         UUID asOf = query.asOf() == null || safe ? null : queryTime(query.asOf());
-        if (safe && query.consistent() && !def.versioned()) {
-            throw ReadException.badRequest("bad_as_of", def.qualifiedName() + " is unversioned: the base keeps no history, so a consistent"
-                    + " read is as of now only; read at as_of=safe without consistent=true (answered from the index)");
-        }
-        if (asOf != null && query.consistent() && !def.versioned()) {
-            throw ReadException.badRequest("bad_as_of", def.qualifiedName() + " is unversioned: the base keeps no history, so a consistent"
-                    + " read is as of now only; leave out as_of, or read without consistent=true (answered from the index's _tid/_deleted)");
-        }
+        ReadKind.of(def).refuse(query, def);
         UUID from = null;
         UUID upTo = null;
         if (query.window()) {
             if (query.asOf() != null) {
                 throw ReadException.badRequest("bad_window", "give either as_of (one moment) or ts_ge/ts_lt (a window), not both");
-            }
-            if (query.consistent() && !def.versioned()) {
-                throw ReadException.badRequest("bad_window", def.qualifiedName() + " is unversioned: the base keeps no history, so a"
-                        + " window read cannot be checked against it; read without consistent=true (answered from the index's _tid/_deleted)");
             }
             // ts_ge: the version current then counts; ts_lt: exclusive, the last tid of the tick before
             from = query.tsGe() == null ? EARLIEST : parseTime("ts_ge", query.tsGe(), false);

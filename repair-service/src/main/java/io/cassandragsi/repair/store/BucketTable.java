@@ -23,17 +23,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 /**
  * The bucket table of one index, {@code idx_<table>_<index>_<period>} (docs/design.md section 3.7;
  * docs/design.md section 1): the seal's writes, every cell of seal g at the TS of g, so a later seal
- * overwrites an earlier one's entries whatever the order (section 4.7); the selects that reads
- * page through, one per shape, which return the index table's columns in their order, then
- * {@code _first} and {@code _seal}; and the check's scan of every entry (section 9.2).
+ * overwrites an earlier one's entries whatever the order (section 4.7); the select that reads page
+ * through ({@link MergedSelect}, one bucket or several), which returns the index table's columns
+ * in their order, then {@code _first}, {@code _seal} and the label; and the check's scan of every
+ * entry (section 9.2).
  */
 public final class BucketTable {
     private final CqlSession session;
@@ -44,7 +43,6 @@ public final class BucketTable {
     /** The check's read of every entry of a token range of the bucket partitions (docs/design.md section 9.2). */
     private final PreparedStatement scan;
     private final List<String> columns;
-    private final Map<IndexTable.Shape, CompletableFuture<PreparedStatement>> selects = new ConcurrentHashMap<>();
     private final MergedSelect merged;
 
     public BucketTable(CqlSession session, TableDef def, IndexPlan plan) {
@@ -61,7 +59,7 @@ public final class BucketTable {
         this.merged = new MergedSelect(session, plan, table, columns);
     }
 
-    /** The select of window reads over several buckets (docs/design.md section 8.2). */
+    /** The select of reads through buckets, one or several (docs/design.md section 8.2). */
     public MergedSelect merged() {
         return merged;
     }
@@ -125,28 +123,5 @@ public final class BucketTable {
             consumer.accept(r.getString(0), key, e, r.getUuid(1 + layout.sealColumn()));
         }
         return true;
-    }
-
-    /**
-     * A read's select of bucket {@code label}, bound: the label, then as {@link
-     * IndexTable#selectBound}. A failed preparation is forgotten, so that the next read prepares again.
-     */
-    public CompletableFuture<BoundStatementBuilder> selectBound(IndexTable.Shape shape, String label, List<ByteBuffer> fixed, ByteBuffer lower,
-            ByteBuffer upper) {
-        CompletableFuture<PreparedStatement> ps = selects.computeIfAbsent(shape, s -> {
-            List<String> where = new ArrayList<>();
-            where.add(Cql.quote(BucketLayout.LABEL_COLUMN) + " = ?");
-            where.addAll(IndexTable.where(plan.index(), s));
-            return session.prepareAsync("SELECT " + String.join(", ", columns) + " FROM " + table + " WHERE " + String.join(" AND ", where))
-                    .toCompletableFuture();
-        });
-        if (ps.isCompletedExceptionally()) {
-            selects.remove(shape, ps);
-        }
-        return ps.thenApply(p -> {
-            BoundStatementBuilder b = p.boundStatementBuilder().setString(0, label);
-            IndexTable.bind(b, 1, plan, fixed, lower, upper);
-            return b;
-        });
     }
 }

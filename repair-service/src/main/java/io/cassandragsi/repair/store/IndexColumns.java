@@ -1,12 +1,10 @@
 package io.cassandragsi.repair.store;
 
 import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
-import com.datastax.oss.driver.api.core.cql.Row;
 import io.cassandragsi.schema.Index;
 import io.cassandragsi.schema.IndexLayout;
 import io.cassandragsi.schema.TableDef;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -63,15 +61,6 @@ public final class IndexColumns {
     /** The positions in an entry key of the base row key's columns. */
     public int[] rowKeyInEntryKey(TableDef def) {
         return layout.rowKeyInEntryKey(def);
-    }
-
-    /** The entry key of a selected row: its key columns. */
-    public List<ByteBuffer> entryKey(Row row) {
-        List<ByteBuffer> k = new ArrayList<>(layout.keySize());
-        for (int i = 0; i < layout.keySize(); i++) {
-            k.add(row.getBytesUnsafe(i));
-        }
-        return k;
     }
 
     /**

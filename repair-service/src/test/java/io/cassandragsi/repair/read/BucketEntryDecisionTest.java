@@ -15,7 +15,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * What a read does with an entry of a valid bucket seal ({@link EntryDecision#ofBucketEntry} and
+ * What a read does with an entry of a valid bucket seal (a read of one moment, a window from q to q, and
  * {@link EntryDecision#inBucketWindow}, docs/design.md section 8.2): each branch by hand, then the
  * soundness of every decision against histories it is not told about (a match only when a version
  * with the key is current at q or in the window, a skip only when none is). The randomized test
@@ -30,44 +30,49 @@ class BucketEntryDecisionTest {
         return Tids.maxAtTicks(ticks);
     }
 
+    /** A bucket entry at one moment q: the window from q to q ({@link EntryDecision#inBucketWindow}). */
+    private static EntryDecision ofBucketEntry(UUID tid, UUID first, UUID deleted, UUID q) {
+        return EntryDecision.inBucketWindow(tid, first, deleted, q, q);
+    }
+
     // ----- ofBucketEntry, by branch
 
     @Test
     void should_skip_when_the_entry_has_no_tid_or_no_first() {
-        assertThat(EntryDecision.ofBucketEntry(null, t(10), null, q(100))).isEqualTo(SKIP);
-        assertThat(EntryDecision.ofBucketEntry(t(10), null, null, q(100))).isEqualTo(SKIP);
-        assertThat(EntryDecision.ofBucketEntry(null, null, t(20), q(100))).isEqualTo(SKIP);
+        assertThat(ofBucketEntry(null, t(10), null, q(100))).isEqualTo(SKIP);
+        assertThat(ofBucketEntry(t(10), null, null, q(100))).isEqualTo(SKIP);
+        assertThat(ofBucketEntry(null, null, t(20), q(100))).isEqualTo(SKIP);
     }
 
     @Test
     void should_match_when_the_tid_is_at_or_before_q_and_nothing_deleted_it() {
-        assertThat(EntryDecision.ofBucketEntry(t(50), t(10), null, q(100))).isEqualTo(MATCH);
-        assertThat(EntryDecision.ofBucketEntry(t(100), t(100), null, t(100))).as("tid == q").isEqualTo(MATCH);
+        assertThat(ofBucketEntry(t(50), t(10), null, q(100))).isEqualTo(MATCH);
+        assertThat(ofBucketEntry(t(100), t(100), null, t(100))).as("tid == q").isEqualTo(MATCH);
     }
 
     @Test
     void should_match_when_the_tid_is_at_or_before_q_and_the_deletion_is_after_q() {
-        assertThat(EntryDecision.ofBucketEntry(t(50), t(10), t(101), q(100))).isEqualTo(MATCH);
-        assertThat(EntryDecision.ofBucketEntry(t(50), t(50), q(100), t(100))).as("deleted one tid after q, in q's tick").isEqualTo(MATCH);
+        assertThat(ofBucketEntry(t(50), t(10), t(101), q(100))).isEqualTo(MATCH);
+        assertThat(ofBucketEntry(t(50), t(50), q(100), t(100))).as("deleted one tid after q, in q's tick").isEqualTo(MATCH);
     }
 
     @Test
     void should_skip_when_the_tid_is_at_or_before_q_and_the_deletion_is_at_or_before_q() {
-        assertThat(EntryDecision.ofBucketEntry(t(50), t(10), t(80), q(100))).isEqualTo(SKIP);
-        assertThat(EntryDecision.ofBucketEntry(t(50), t(10), q(100), q(100))).as("deleted == q").isEqualTo(SKIP);
+        assertThat(ofBucketEntry(t(50), t(10), t(80), q(100))).isEqualTo(SKIP);
+        assertThat(ofBucketEntry(t(50), t(10), q(100), q(100))).as("deleted == q").isEqualTo(SKIP);
     }
 
     @Test
     void should_skip_when_the_first_version_is_after_q() {
-        assertThat(EntryDecision.ofBucketEntry(t(200), t(150), null, q(100))).isEqualTo(SKIP);
-        assertThat(EntryDecision.ofBucketEntry(t(200), t(101), t(300), q(100))).isEqualTo(SKIP);
+        assertThat(ofBucketEntry(t(200), t(150), null, q(100))).isEqualTo(SKIP);
+        assertThat(ofBucketEntry(t(200), t(101), t(300), q(100))).isEqualTo(SKIP);
     }
 
     @Test
     void should_let_the_base_decide_when_q_lies_from_the_first_version_to_before_the_tid() {
-        assertThat(EntryDecision.ofBucketEntry(t(200), t(50), null, q(100))).isEqualTo(CHECK_UNCLAIMED);
-        assertThat(EntryDecision.ofBucketEntry(t(200), q(100), t(300), q(100))).as("first == q").isEqualTo(CHECK_UNCLAIMED);
-        assertThat(EntryDecision.ofBucketEntry(t(200), t(50), null, q(100)).claimed()).as("the index claims nothing").isFalse();
+        assertThat(ofBucketEntry(t(200), t(50), null, q(100))).isEqualTo(CHECK_UNCLAIMED);
+        assertThat(ofBucketEntry(t(200), q(100), t(300), q(100))).as("first == q").isEqualTo(CHECK_UNCLAIMED);
+        assertThat(ofBucketEntry(t(200), t(50), null, q(100)).claimed()).as("the index claims nothing").isFalse();
     }
 
     // ----- inBucketWindow, by branch
@@ -193,7 +198,7 @@ class BucketEntryDecisionTest {
             }
             UUID q = moment(rnd, START);
             V at = currentAt(vs, q);
-            EntryDecision d = EntryDecision.ofBucketEntry(e[0], e[1], e[2], q);
+            EntryDecision d = ofBucketEntry(e[0], e[1], e[2], q);
             seenAt.merge(d, 1, Integer::sum);
             String desc = "seed " + seed + ", run " + run + ", key " + key + ", q " + q + ", versions " + vs;
             if (d == MATCH) {

@@ -145,11 +145,11 @@ class BucketMergeTest {
         UUID later = UUID.fromString("3e3a9c40-5522-11e2-8a4b-0123456789ab"); // after SEAL_2
         UUID t = at("2025-03-05T01:00:00Z");
         List<BucketMerge.Entry> group = List.of(new BucketMerge.Entry("2025-03-05", key("k"), t, t, null, later));
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BucketMerge.decide(group, parts)).isInstanceOf(BucketChoice.Resealed.class)
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BucketMerge.decide(group, parts)).isInstanceOf(Resealed.class)
                 .hasMessageContaining("2025-03-05");
-        assertThat(BucketChoice.counts("2025-03-05", SEAL_2, SEAL_2)).isTrue();
-        assertThat(BucketChoice.counts("2025-03-05", SEAL_2, OLD_SEAL)).as("an earlier seal's leftover").isFalse();
-        assertThat(BucketChoice.counts("2025-03-05", SEAL_2, null)).isFalse();
+        assertThat(Resealed.counts("2025-03-05", SEAL_2, SEAL_2)).isTrue();
+        assertThat(Resealed.counts("2025-03-05", SEAL_2, OLD_SEAL)).as("an earlier seal's leftover").isFalse();
+        assertThat(Resealed.counts("2025-03-05", SEAL_2, null)).isFalse();
     }
 
     @Test

@@ -19,34 +19,34 @@ class EntryDecisionTest {
 
     @Test
     void should_skip_an_entry_marked_after_its_tid_and_by_the_query_time() {
-        assertThat(EntryDecision.ofEntry(true, false, t(10), t(20), Q)).isEqualTo(SKIP);
-        assertThat(EntryDecision.ofEntry(false, false, t(10), t(20), Q)).isEqualTo(SKIP);
-        assertThat(EntryDecision.ofEntry(true, true, t(10), t(20), Q)).as("consistent reads trust a mark").isEqualTo(SKIP);
+        assertThat(ReadKind.VERSIONED.atMoment(false, t(10), t(20), Q)).isEqualTo(SKIP);
+        assertThat(ReadKind.UNVERSIONED.atMoment(false, t(10), t(20), Q)).isEqualTo(SKIP);
+        assertThat(ReadKind.VERSIONED.atMoment(true, t(10), t(20), Q)).as("consistent reads trust a mark").isEqualTo(SKIP);
     }
 
     @Test
     void should_match_an_entry_whose_mark_is_not_later_than_its_tid_without_any_tombstone() {
-        assertThat(EntryDecision.ofEntry(true, false, t(30), t(20), Q)).isEqualTo(MATCH);
-        assertThat(EntryDecision.ofEntry(true, false, t(30), null, Q)).isEqualTo(MATCH);
-        assertThat(EntryDecision.ofEntry(false, false, t(30), t(30), Q)).isEqualTo(MATCH);
-        assertThat(EntryDecision.ofEntry(true, true, t(30), t(20), Q)).isEqualTo(CHECK);
+        assertThat(ReadKind.VERSIONED.atMoment(false, t(30), t(20), Q)).isEqualTo(MATCH);
+        assertThat(ReadKind.VERSIONED.atMoment(false, t(30), null, Q)).isEqualTo(MATCH);
+        assertThat(ReadKind.UNVERSIONED.atMoment(false, t(30), t(30), Q)).isEqualTo(MATCH);
+        assertThat(ReadKind.VERSIONED.atMoment(true, t(30), t(20), Q)).isEqualTo(CHECK);
     }
 
     @Test
     void should_check_versioned_entries_the_index_alone_cannot_decide_at_a_past_query_time() {
-        assertThat(EntryDecision.ofEntry(true, false, t(200), null, Q)).as("newer than q").isEqualTo(CHECK_UNCLAIMED);
-        assertThat(EntryDecision.ofEntry(true, false, t(10), t(150), Q)).as("marked after q").isEqualTo(CHECK_UNCLAIMED);
-        assertThat(EntryDecision.ofEntry(true, false, null, t(150), Q)).as("only a mark").isEqualTo(CHECK_UNCLAIMED);
-        assertThat(EntryDecision.ofEntry(true, false, null, t(50), Q)).isEqualTo(SKIP);
+        assertThat(ReadKind.VERSIONED.atMoment(false, t(200), null, Q)).as("newer than q").isEqualTo(CHECK_UNCLAIMED);
+        assertThat(ReadKind.VERSIONED.atMoment(false, t(10), t(150), Q)).as("marked after q").isEqualTo(CHECK_UNCLAIMED);
+        assertThat(ReadKind.VERSIONED.atMoment(false, null, t(150), Q)).as("only a mark").isEqualTo(CHECK_UNCLAIMED);
+        assertThat(ReadKind.VERSIONED.atMoment(false, null, t(50), Q)).isEqualTo(SKIP);
     }
 
     @Test
     void should_answer_unversioned_entries_from_tid_and_deleted_and_skip_expired_ones() {
-        assertThat(EntryDecision.ofEntry(false, false, null, null, Q)).as("its _tid expired").isEqualTo(SKIP);
-        assertThat(EntryDecision.ofEntry(false, true, null, null, Q)).isEqualTo(SKIP);
-        assertThat(EntryDecision.ofEntry(false, false, t(200), null, Q)).as("written after q").isEqualTo(SKIP);
-        assertThat(EntryDecision.ofEntry(false, false, t(10), t(150), Q)).as("marked after q").isEqualTo(MATCH);
-        assertThat(EntryDecision.ofEntry(false, true, t(10), null, Q)).isEqualTo(CHECK);
+        assertThat(ReadKind.UNVERSIONED.atMoment(false, null, null, Q)).as("its _tid expired").isEqualTo(SKIP);
+        assertThat(ReadKind.UNVERSIONED.atMoment(true, null, null, Q)).isEqualTo(SKIP);
+        assertThat(ReadKind.UNVERSIONED.atMoment(false, t(200), null, Q)).as("written after q").isEqualTo(SKIP);
+        assertThat(ReadKind.UNVERSIONED.atMoment(false, t(10), t(150), Q)).as("marked after q").isEqualTo(MATCH);
+        assertThat(ReadKind.UNVERSIONED.atMoment(true, t(10), null, Q)).isEqualTo(CHECK);
         assertThat(CHECK.claimed()).isTrue();
         assertThat(CHECK_UNCLAIMED.claimed()).isFalse();
     }
@@ -60,7 +60,7 @@ class EntryDecisionTest {
 
     /** A window from tick 100 to tick 200 (its versions: the one current at 100, those after it up to 200). */
     private static EntryDecision window(boolean versioned, boolean consistent, UUID tid, UUID deleted) {
-        return EntryDecision.inWindow(versioned, consistent, tid, deleted, Q, Tids.maxAtTicks(200));
+        return (versioned ? ReadKind.VERSIONED : ReadKind.UNVERSIONED).inWindow(consistent, tid, deleted, Q, Tids.maxAtTicks(200));
     }
 
     @Test
@@ -103,8 +103,8 @@ class EntryDecisionTest {
         for (boolean consistent : new boolean[] {false, true}) {
             for (UUID tid : tids) {
                 for (UUID deleted : tids) {
-                    assertThat(EntryDecision.inWindow(true, consistent, tid, deleted, Q, Q)).as("tid %s deleted %s", tid, deleted)
-                            .isEqualTo(EntryDecision.ofEntry(true, consistent, tid, deleted, Q));
+                    assertThat(ReadKind.VERSIONED.inWindow(consistent, tid, deleted, Q, Q)).as("tid %s deleted %s", tid, deleted)
+                            .isEqualTo(ReadKind.VERSIONED.atMoment(consistent, tid, deleted, Q));
                 }
             }
         }

@@ -38,7 +38,7 @@ class ResealedRetryTest {
 
     @Test
     void should_read_a_first_page_again_when_a_bucket_was_being_sealed() {
-        CompletableFuture<String> page = BucketChoice.retryResealed(outcomes(new BucketChoice.Resealed("2025-03-04"), "page"), true, again);
+        CompletableFuture<String> page = Resealed.retryResealed(outcomes(new Resealed("2025-03-04"), "page"), true, again);
         assertThat(page.join()).isEqualTo("page");
         assertThat(attempts.get()).isEqualTo(2);
         assertThat(again.sum()).isEqualTo(1);
@@ -46,8 +46,8 @@ class ResealedRetryTest {
 
     @Test
     void should_give_up_with_503_after_two_more_reads_that_met_a_seal() {
-        BucketChoice.Resealed r = new BucketChoice.Resealed("2025-03-04");
-        CompletableFuture<String> page = BucketChoice.retryResealed(outcomes(r, r, r, "never"), true, again);
+        Resealed r = new Resealed("2025-03-04");
+        CompletableFuture<String> page = Resealed.retryResealed(outcomes(r, r, r, "never"), true, again);
         ReadException e = failure(page);
         assertThat(e.kind()).isEqualTo(ReadException.Kind.UNAVAILABLE);
         assertThat(e.getMessage()).contains("2025-03-04");
@@ -57,7 +57,7 @@ class ResealedRetryTest {
 
     @Test
     void should_refuse_a_later_page_with_bad_next() {
-        CompletableFuture<String> page = BucketChoice.retryResealed(outcomes(new BucketChoice.Resealed("2025-03"), "never"), false, again);
+        CompletableFuture<String> page = Resealed.retryResealed(outcomes(new Resealed("2025-03"), "never"), false, again);
         ReadException e = failure(page);
         assertThat(e.error()).isEqualTo("bad_next");
         assertThat(e.getMessage()).contains("2025-03").contains("first page");
@@ -67,8 +67,8 @@ class ResealedRetryTest {
     @Test
     void should_pass_other_failures_and_pages_as_they_are() {
         ReadException notFound = ReadException.notFound("no index 'x'");
-        assertThat(failure(BucketChoice.retryResealed(outcomes(notFound, "never"), true, again))).isSameAs(notFound);
-        assertThat(BucketChoice.retryResealed(outcomes("page"), true, again).join()).isEqualTo("page");
+        assertThat(failure(Resealed.retryResealed(outcomes(notFound, "never"), true, again))).isSameAs(notFound);
+        assertThat(Resealed.retryResealed(outcomes("page"), true, again).join()).isEqualTo("page");
         assertThat(attempts.get()).isEqualTo(2);
         assertThat(again.sum()).isZero();
     }

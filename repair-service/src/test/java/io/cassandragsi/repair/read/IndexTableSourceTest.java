@@ -8,30 +8,30 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Where a page resumed from a token starts: pure, no node. */
-class PagerTest {
+class IndexTableSourceTest {
     private static byte[] id(String key) {
         return PageToken.rowId(List.of(ByteBuffer.wrap("1".getBytes(StandardCharsets.UTF_8)), ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8))));
     }
 
     private static List<byte[]> rows(String... keys) {
-        return java.util.Arrays.stream(keys).map(PagerTest::id).toList();
+        return java.util.Arrays.stream(keys).map(IndexTableSourceTest::id).toList();
     }
 
     @Test
     void should_start_behind_the_last_row_consumed_when_rows_were_inserted_before_it() {
         // the previous page consumed k1, k3, k5 (3 rows); k2 and k4 were written since
-        assertThat(Pager.resume(rows("k1", "k2", "k3", "k4", "k5", "k6"), 3, id("k5"))).isEqualTo(5);
+        assertThat(IndexTableSource.resume(rows("k1", "k2", "k3", "k4", "k5", "k6"), 3, id("k5"))).isEqualTo(5);
     }
 
     @Test
     void should_start_behind_the_count_when_the_last_row_is_gone() {
-        assertThat(Pager.resume(rows("k1", "k3", "k6", "k7"), 3, id("k5"))).isEqualTo(3);
-        assertThat(Pager.resume(rows("k1"), 3, id("k5"))).isEqualTo(1);
+        assertThat(IndexTableSource.resume(rows("k1", "k3", "k6", "k7"), 3, id("k5"))).isEqualTo(3);
+        assertThat(IndexTableSource.resume(rows("k1"), 3, id("k5"))).isEqualTo(1);
     }
 
     @Test
     void should_start_behind_the_count_when_the_token_names_no_row() {
-        assertThat(Pager.resume(rows("k1", "k2", "k3"), 2, null)).isEqualTo(2);
+        assertThat(IndexTableSource.resume(rows("k1", "k2", "k3"), 2, null)).isEqualTo(2);
     }
 
     @Test

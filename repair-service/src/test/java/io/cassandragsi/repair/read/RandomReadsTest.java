@@ -1,0 +1,162 @@
+package io.cassandragsi.repair.read;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import io.cassandragsi.index.IndexPlan;
+import io.cassandragsi.index.TablePlan;
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.schema.Definitions;
+import io.cassandragsi.schema.TableDef;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.atomic.LongAdder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The read path below the reader (docs/design.md sections 8.2 to 8.5: planner, sources, pager,
+ * base checks), run over in-memory stores ({@link MemoryReadStores}) on random histories ({@link
+ * ReadHistory}) and judged by {@link ReadOracle}: on a versioned table every read kind (eventual
+ * and consistent as of now and as of a past moment, windows with both ends, one or none,
+ * as_of=safe and fresh), on an unversioned one reads as of now, eventual and consistent, in
+ * pages of every size from 1 to a few more than the answer holds, through the index table and
+ * through buckets (one and several). Any difference fails the test. Prints its seed; {@code
+ * -Dgsi.seed=N} replays.
+ */
+class RandomReadsTest {
+    private static final int HISTORIES = 300;
+
+    /** A table and its one index, as the read path takes them. */
+    private record Table(TableDef def, TablePlan plan, IndexPlan index, ItemLayout layout) {
+        static Table of(String definition) {
+            TableDef def = Definitions.parse(definition, "table.json");
+            TablePlan plan = TablePlan.of(def);
+            return new Table(def, plan, plan.indexes().get(0), ItemLayout.of(def, plan.indexes().get(0).index()));
+        }
+    }
+
+    private static final Table VERSIONED = Table.of(ReadHistory.DEFINITION);
+    private static final Table UNVERSIONED = Table.of(ReadHistory.UNVERSIONED);
+
+    private final LongAdder bucketReads = new LongAdder();
+    private final LongAdder mergedReads = new LongAdder();
+    private final LongAdder falsePositives = new LongAdder();
+    private final ReadRepair repair = new ReadRepair(null, ConsistencyLevel.ONE, new LongAdder());
+    private final PageToken tokens = PageToken.randomKey();
+    private final ReadPath path = new ReadPath(tokens, new Pager(tokens, new BaseChecker(4, repair, new LongAdder(), falsePositives)), new LongAdder(),
+            bucketReads, mergedReads);
+    private int reads;
+    private int pages;
+
+    @AfterEach
+    void close() {
+        repair.close();
+    }
+
+    private static long seed() {
+        long seed = Long.getLong("gsi.seed", System.nanoTime());
+        System.out.println("RandomReadsTest seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
+        return seed;
+    }
+
+    /** One query and what it must answer, with the time the reader would read it at when the request fixes none. */
+    private record Case(String name, IndexReader.Query query, UUID readTime, List<ReadOracle.Expected> expected, boolean consistent) {}
+
+    /** An unversioned table's item carries no tid. */
+    private static List<ReadOracle.Expected> withoutTid(List<ReadOracle.Expected> items) {
+        return items.stream().map(e -> new ReadOracle.Expected(e.key(), null, e.value())).toList();
+    }
+
+    @Test
+    void should_answer_every_read_kind_as_the_oracle_at_every_page_size() {
+        long seed = seed();
+        Random random = new Random(seed);
+        for (int h = 0; h < HISTORIES; h++) {
+            boolean versioned = h % 4 != 3;
+            Table table = versioned ? VERSIONED : UNVERSIONED;
+            ReadHistory history = new ReadHistory(random, versioned);
+            ReadOracle oracle = new ReadOracle(history.rows);
+            MemoryReadStores repaired = history.stores(table.index().index(), false);
+            MemoryReadStores stale = history.stores(table.index().index(), true);
+            int length = 1 + random.nextInt(ReadHistory.LENGTHS);
+            for (Case c : versioned ? cases(history, oracle, length) : unversionedCases(oracle, length)) {
+                for (int limit = 1; limit <= c.expected().size() + 2; limit++) {
+                    String where = "seed " + seed + ", history " + h + " " + history.rows + ", " + c.name() + ", length " + length + ", limit " + limit;
+                    assertThat(readAll(table, c, limit, c.consistent() ? stale : repaired, where)).as(where).isEqualTo(c.expected());
+                }
+            }
+        }
+        System.out.printf("RandomReadsTest: %d histories, %d reads, %d pages; first pages through one bucket %d, through several %d;"
+                + " false positives dropped %d%n", HISTORIES, reads, pages, bucketReads.sum(), mergedReads.sum(), falsePositives.sum());
+        assertThat(bucketReads.sum()).as("reads through one bucket").isPositive();
+        assertThat(mergedReads.sum()).as("reads through several buckets").isPositive();
+        assertThat(falsePositives.sum()).as("stale entries the base checks dropped").isPositive();
+    }
+
+    /** An unversioned table keeps no history: its reads as of now, eventual and consistent (the base's current rows). */
+    private static List<Case> unversionedCases(ReadOracle oracle, int length) {
+        IndexReader.Query q = IndexReader.Query.of("ks", "users", "by_length", String.valueOf(length));
+        UUID now = Tids.maxAtTicks(Tids.ticks(java.time.Instant.now()));
+        List<ReadOracle.Expected> expected = withoutTid(oracle.at(length, Long.MAX_VALUE));
+        return List.of(new Case("unversioned eventual as of now", q, now, expected, false),
+                new Case("unversioned consistent as of now", q.withConsistent(true), now, expected, true));
+    }
+
+    private List<Case> cases(ReadHistory history, ReadOracle oracle, int length) {
+        IndexReader.Query q = IndexReader.Query.of("ks", "revisions", "by_length", String.valueOf(length));
+        UUID now = Tids.maxAtTicks(Tids.ticks(java.time.Instant.now()));
+        UUID at = history.between();
+        UUID a = history.between();
+        UUID b = history.between();
+        UUID from = Tids.compare(a, b) <= 0 ? a : b;
+        UUID until = Tids.compare(a, b) <= 0 ? b : a;
+        UUID safe = history.between();
+        UUID arrival = history.between();
+        List<Case> cases = new ArrayList<>();
+        for (boolean consistent : new boolean[] {false, true}) {
+            String kind = consistent ? "consistent " : "eventual ";
+            IndexReader.Query c = q.withConsistent(consistent);
+            cases.add(new Case(kind + "as of now", c, now, oracle.at(length, Long.MAX_VALUE), consistent));
+            cases.add(new Case(kind + "as of " + at, c.withAsOf(at.toString()), null, oracle.at(length, at.timestamp()), consistent));
+            cases.add(new Case(kind + "window " + from + ".." + until, c.withWindow(from.toString(), until.toString()), null,
+                    oracle.window(length, from.timestamp(), until.timestamp()), consistent));
+            cases.add(new Case(kind + "window until " + until, c.withWindow(null, until.toString()), null,
+                    oracle.window(length, Long.MIN_VALUE, until.timestamp()), consistent));
+            cases.add(new Case(kind + "window from " + from, c.withWindow(from.toString(), null), Tids.maxAtTicks(Tids.ticks(java.time.Instant.now()) - 1),
+                    oracle.window(length, from.timestamp(), Long.MAX_VALUE), consistent));
+        }
+        cases.add(new Case("as_of=safe at " + safe, q.withAsOf("safe"), safe, oracle.at(length, safe.timestamp()), false));
+        cases.add(new Case("fresh at " + arrival, q.fresh(), arrival, oracle.at(length, arrival.timestamp()), false));
+        return cases;
+    }
+
+    /** Every page of a read, at {@code limit} items a page: the items of all, checking each page's size and token. */
+    private List<ReadOracle.Expected> readAll(Table table, Case c, int limit, MemoryReadStores stores, String where) {
+        ReadPath.Target target = new ReadPath.Target(table.def(), table.plan(), table.index(), table.layout(), stores);
+        List<ReadOracle.Expected> out = new ArrayList<>();
+        IndexReader.Query query = c.query().withLimit(limit);
+        reads++;
+        for (int page = 0;; page++) {
+            assertThat(page).as("pages of %s", where).isLessThanOrEqualTo(c.expected().size() + 2);
+            ReadRequest request = ReadRequest.parse(query, table.def(), table.index().index());
+            UUID readTime = request.fixedTime() != null ? request.fixedTime() : c.readTime();
+            IndexReader.Page p = path.page(request, target, readTime).join();
+            pages++;
+            for (Map<String, Object> item : p.items()) {
+                Object tid = item.get("tid");
+                out.add(new ReadOracle.Expected(item.get("key").toString(), tid == null ? null : UUID.fromString(tid.toString()),
+                        item.get("value").toString()));
+            }
+            if (p.next() == null) {
+                assertThat(p.items().size()).as("last page of %s", where).isLessThanOrEqualTo(limit);
+                return out;
+            }
+            assertThat(p.items()).as("a page with a next token is full: %s", where).hasSize(limit);
+            query = query.withNext(p.next());
+        }
+    }
+}

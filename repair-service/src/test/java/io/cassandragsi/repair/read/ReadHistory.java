@@ -1,0 +1,222 @@
+package io.cassandragsi.repair.read;
+
+import com.datastax.oss.driver.api.core.ProtocolVersion;
+import com.datastax.oss.driver.api.core.type.codec.TypeCodecs;
+import io.cassandragsi.index.Tids;
+import io.cassandragsi.maintain.Version;
+import io.cassandragsi.repair.store.BucketsTable;
+import io.cassandragsi.repair.store.IndexColumns;
+import io.cassandragsi.schema.BucketLayout;
+import io.cassandragsi.schema.BucketPeriod;
+import io.cassandragsi.schema.Index;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+
+/**
+ * A random history of a versioned table {@code (key, tid, length, value)} over four days, and the
+ * index and bucket entries that a repaired index holds for it, written from the index's documented
+ * invariants (docs/design.md sections 3.1, 3.7 and 4.2), into a {@link MemoryReadStores}: an entry
+ * per row and length with {@code _tid} the latest version with that length and {@code _deleted}
+ * the next version's tid, or a later one (a late mark); for a consistent read's index, also stale
+ * entries (a mark never written, a claim the base never had), which only the base checks put
+ * right. A bucket of a day holds, per row and length current at some moment of the day, the latest
+ * and earliest such versions and the exact end of the latest's interval, with its seal; some days
+ * are not sealed, some hold an earlier seal's leftovers. Every tid has an even 100-ns tick of its
+ * own, so that query times on odd ticks fall between versions.
+ */
+final class ReadHistory {
+    static final String DEFINITION = """
+            {"keyspace": "ks", "table": "revisions",
+             "attributes": {"key": "string", "tid": "timeuuid", "length": "varint", "value": "string"},
+             "index": [{"type": "hash", "attribute": "key"}, {"type": "range", "order": "desc", "attribute": "tid"}],
+             "secondaryIndexes": {"by_length": [{"type": "hash", "attribute": "length"}, {"type": "proj", "attribute": "value"},
+                                                {"type": "bucket", "period": "day"}]}}
+            """;
+    /** An unversioned table: rows overwritten in place, the base keeps only the current one. */
+    static final String UNVERSIONED = """
+            {"keyspace": "ks", "table": "users",
+             "attributes": {"key": "string", "length": "varint", "value": "string"},
+             "index": [{"type": "hash", "attribute": "key"}],
+             "secondaryIndexes": {"by_length": [{"type": "hash", "attribute": "length"}, {"type": "proj", "attribute": "value"}]}}
+            """;
+    static final Instant START = Instant.parse("2025-03-03T00:00:00Z");
+    static final long SPAN = 4L * 24 * 3600 * 10_000_000L;
+    static final int LENGTHS = 3;
+    private static final UUID SEAL = Tids.maxAtTicks(Tids.ticks(START) + 3 * SPAN);
+    private static final UUID OLD_SEAL = Tids.maxAtTicks(Tids.ticks(START) - SPAN);
+
+    final Map<String, List<ReadOracle.Version>> rows = new LinkedHashMap<>();
+    private final Random random;
+    private final boolean versioned;
+
+    /** {@code versioned}: a history of {@link #DEFINITION}, else of {@link #UNVERSIONED} (each "version" a write of the row). */
+    ReadHistory(Random random, boolean versioned) {
+        this.random = random;
+        this.versioned = versioned;
+        int rowCount = 1 + random.nextInt(10);
+        java.util.Set<Long> ticks = new java.util.HashSet<>();
+        for (int r = 0; r < rowCount; r++) {
+            List<ReadOracle.Version> versions = new ArrayList<>();
+            int n = 1 + random.nextInt(5);
+            for (int i = 0; i < n; i++) {
+                long tick;
+                do {
+                    tick = Tids.ticks(START) + 2 * (long) (random.nextDouble() * (SPAN / 2));
+                } while (!ticks.add(tick));
+                Integer length = random.nextInt(5) == 0 ? null : 1 + random.nextInt(LENGTHS);
+                versions.add(new ReadOracle.Version(Tids.fromTicks(tick, random.nextLong() & 0x3FFFFFFFFFFFFFFFL | 0x8000000000000000L), length,
+                        "v" + random.nextInt(1000)));
+            }
+            versions.sort(java.util.Comparator.comparingLong(v -> v.tid().timestamp()));
+            rows.put("k" + r, versions);
+        }
+    }
+
+    /** A moment between versions: an odd tick from a little before the history to a little after. */
+    UUID between() {
+        long tick = Tids.ticks(START) - SPAN / 8 + 2 * (long) (random.nextDouble() * (SPAN * 5 / 8)) + 1;
+        return Tids.fromTicks(tick, random.nextLong() & 0x3FFFFFFFFFFFFFFFL | 0x8000000000000000L);
+    }
+
+    static ByteBuffer varint(int v) {
+        return TypeCodecs.VARINT.encode(BigInteger.valueOf(v), ProtocolVersion.DEFAULT);
+    }
+
+    private static ByteBuffer length(ReadOracle.Version v) {
+        return v.length() == null ? null : varint(v.length());
+    }
+
+    static ByteBuffer text(String s) {
+        return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The twin: the base's versions, the index table ({@code stale}: with a consistent read's stale entries), the buckets. */
+    MemoryReadStores stores(Index index, boolean stale) {
+        IndexColumns columns = IndexColumns.of(index);
+        BucketLayout bucket = index.bucket() == null ? null : BucketLayout.of(index);
+        int label = bucket == null ? -1 : bucket.sealColumn() + 1;
+        MemoryReadStores stores = new MemoryReadStores(columns.keyColumn("length"), columns.keyColumn("key"), label, random.nextBoolean(), random);
+        rows.forEach((key, versions) -> {
+            if (versioned) {
+                List<Version> base = new ArrayList<>();
+                for (ReadOracle.Version v : versions) {
+                    base.add(new Version(new ByteBuffer[] {text(key), Tids.bytes(v.tid()), length(v), text(v.value())}, 1));
+                }
+                stores.versions(key, base);
+            } else {
+                ReadOracle.Version v = versions.get(versions.size() - 1);
+                stores.currentRow(key, new Version(new ByteBuffer[] {text(key), length(v), text(v.value())}, -1));
+            }
+            for (int length = 1; length <= LENGTHS; length++) {
+                int last = lastWith(versions, length, versions.size());
+                if (last < 0) {
+                    if (stale && random.nextInt(6) == 0) { // a claim the base never had
+                        ReadOracle.Version v = versions.get(random.nextInt(versions.size()));
+                        stores.indexRow(row(columns, columns.cqlNames().size(), key, length, v, null));
+                    }
+                    continue;
+                }
+                UUID deleted = last + 1 < versions.size() ? versions.get(last + 1 + random.nextInt(versions.size() - last - 1)).tid() : null;
+                if (last + 1 < versions.size() && (random.nextBoolean() || !versioned)) {
+                    deleted = versions.get(last + 1).tid(); // the exact mark, else a late one
+                }
+                if (deleted == null && last > 0 && random.nextBoolean()) {
+                    deleted = versions.get(random.nextInt(last)).tid(); // a mark not later than _tid: the entry matches again
+                }
+                if (stale && random.nextInt(3) == 0) {
+                    deleted = null; // a mark never written
+                }
+                stores.indexRow(row(columns, columns.cqlNames().size(), key, length, versions.get(last), deleted));
+            }
+        });
+        if (bucket == null) {
+            return stores;
+        }
+        BucketPeriod day = index.bucket();
+        for (String l = day.label(START.minusNanos(SPAN * 100 / 8)), end = day.label(START.plusNanos(SPAN * 100 / 8 * 9)); l.compareTo(end) <= 0;
+                l = day.next(l)) {
+            bucket(stores, columns, bucket, l, Tids.ticks(day.start(l)), Tids.ticks(day.end(l)));
+        }
+        return stores;
+    }
+
+    private void bucket(MemoryReadStores stores, IndexColumns columns, BucketLayout bucket, String label, long start, long end) {
+        int size = bucket.sealColumn() + 2;
+        boolean leftovers = random.nextInt(5) == 0;
+        int entries = 0;
+        for (Map.Entry<String, List<ReadOracle.Version>> e : rows.entrySet()) {
+            List<ReadOracle.Version> versions = e.getValue();
+            for (int length = 1; length <= LENGTHS; length++) {
+                int first = -1;
+                int latest = -1;
+                for (int i = 0; i < versions.size(); i++) {
+                    long from = ticks(versions.get(i).tid());
+                    long until = i + 1 < versions.size() ? ticks(versions.get(i + 1).tid()) : Long.MAX_VALUE;
+                    if (versions.get(i).length() != null && versions.get(i).length() == length && from < end && until > start) {
+                        first = first < 0 ? i : first;
+                        latest = i;
+                    }
+                }
+                IndexRow r;
+                if (latest >= 0) {
+                    int endsAt = latest + 1;
+                    while (endsAt < versions.size() && versions.get(endsAt).length() != null && versions.get(endsAt).length() == length) {
+                        endsAt++;
+                    }
+                    UUID deleted = endsAt < versions.size() ? versions.get(endsAt).tid() : null;
+                    r = row(columns, size, e.getKey(), length, versions.get(latest), deleted);
+                    r.columns()[bucket.firstColumn()] = Tids.bytes(versions.get(first).tid());
+                    r.columns()[bucket.sealColumn()] = Tids.bytes(SEAL);
+                    entries++;
+                } else if (leftovers && random.nextInt(3) == 0) { // an earlier seal's entry, which this seal no longer has
+                    ReadOracle.Version v = versions.get(random.nextInt(versions.size()));
+                    r = row(columns, size, e.getKey(), length, v, null);
+                    r.columns()[bucket.firstColumn()] = Tids.bytes(v.tid());
+                    r.columns()[bucket.sealColumn()] = Tids.bytes(OLD_SEAL);
+                } else {
+                    continue;
+                }
+                r.columns()[size - 1] = text(label);
+                stores.bucketRow(label, r);
+            }
+        }
+        if (random.nextInt(6) != 0) {
+            stores.state(label, new BucketsTable.State(SEAL, null, entries));
+        } else if (random.nextBoolean()) {
+            stores.state(label, new BucketsTable.State(null, null, 0)); // never sealed
+        }
+    }
+
+    private static long ticks(UUID tid) {
+        return Tids.ticks(Tids.instant(tid));
+    }
+
+    /** The index of the last version with {@code length} before {@code upTo}, or -1. */
+    private static int lastWith(List<ReadOracle.Version> versions, int length, int upTo) {
+        for (int i = upTo - 1; i >= 0; i--) {
+            if (versions.get(i).length() != null && versions.get(i).length() == length) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** An index row of {@code size} columns (a bucket row's {@code _first}, {@code _seal} and label left to set). */
+    private static IndexRow row(IndexColumns columns, int size, String key, int length, ReadOracle.Version v, UUID deleted) {
+        ByteBuffer[] c = new ByteBuffer[size];
+        c[columns.keyColumn("length")] = varint(length);
+        c[columns.keyColumn("key")] = text(key);
+        c[columns.column("value")] = text(v.value());
+        c[columns.tidColumn()] = Tids.bytes(v.tid());
+        c[columns.deletedColumn()] = deleted == null ? null : Tids.bytes(deleted);
+        return new IndexRow(c);
+    }
+}
