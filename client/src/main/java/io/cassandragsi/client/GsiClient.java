@@ -47,9 +47,9 @@ public final class GsiClient implements AutoCloseable {
     /** The level of index and base reads unless {@link Builder#consistency} says otherwise (the service's {@code consistency.read}). */
     public static final ConsistencyLevel DEFAULT_CONSISTENCY = DefaultConsistencyLevel.LOCAL_QUORUM;
     /** Base-check queries one consistent read has in flight at most, unless {@link Builder#checkConcurrency} says otherwise. */
-    public static final int DEFAULT_CHECK_CONCURRENCY = 32;
+    public static final int DEFAULT_CHECK_CONCURRENCY = IndexReader.CHECK_CONCURRENCY;
     /** How long a fresh read waits for the safe time at most, unless {@link Builder#freshTimeout} says otherwise. */
-    public static final Duration DEFAULT_FRESH_TIMEOUT = Duration.ofSeconds(2);
+    public static final Duration DEFAULT_FRESH_TIMEOUT = IndexReader.FRESH_TIMEOUT;
     /** The project keyspace ({@code queue.keyspace} of the service) unless {@link Builder#projectKeyspace} says otherwise. */
     public static final String DEFAULT_PROJECT_KEYSPACE = "gsi";
 
