@@ -88,7 +88,8 @@ class InstallIT {
         Path home = temp.resolve("cassandra-gsi-" + version);
         assertThat(home.resolve("bin/gsi")).isExecutable();
         for (String part : List.of("lib", "trigger/cassandra-gsi-trigger.jar", "conf/gsi.yaml", "conf/logback.xml", "conf/cassandra-gsi.service",
-                "conf/examples/users.json", "docs/deployment.md", "LICENSE", "NOTICE", "SHA256SUMS", "Dockerfile", "CHANGELOG.md")) {
+                "conf/examples/users.json", "docs/deployment.md", "LICENSE", "NOTICE", "SHA256SUMS", "Dockerfile", "CHANGELOG.md",
+                "client/cassandra-gsi-client-" + version + ".jar", "client/pom.xml")) {
             assertThat(home.resolve(part)).as("the release has %s", part).exists();
         }
         Printed sums = run(home, List.of("sha256sum", "-c", "--quiet", "SHA256SUMS"));

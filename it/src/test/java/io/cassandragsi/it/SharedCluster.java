@@ -177,6 +177,11 @@ public final class SharedCluster {
         }
     }
 
+    /** {@link #apply(TableDef)} of a definition file. */
+    public static void apply(Path definitionFile) {
+        apply(Definitions.read(definitionFile));
+    }
+
     /**
      * Creates everything a definition needs, as {@code gsi schema apply} does on an empty cluster:
      * with the tables of the project keyspace, which the service and the jobs do not create.
