@@ -128,7 +128,10 @@ public final class UnversionedTable implements TableKind {
      * Adds the writes that reconcile one row to {@code writes}, and to {@code forget} the
      * rows-table updates that drop the keys nothing will look for again ({@link
      * RowReconcile#settled}): those updates do not depend on this reconcile's writes. Returns
-     * whether it may race another reconcile of the row ({@link #racing}).
+     * whether it may race another reconcile of the row ({@link #racing}). {@code stopHint} is the
+     * group's newest write (microseconds) and {@code ownFrom} its oldest: the keys recorded between
+     * them are the group's own ({@link Long#MAX_VALUE}: a whole partition's group, none);
+     * projections written at or after {@code landingFrom} are kept ({@link RowReconcile#reconcile}).
      */
     private boolean reconcileRow(RowRecord record, CurrentRow row, long stopHint, long landingFrom, long ownFrom, List<TablePlan.IndexWrite> writes,
             List<RowsWrite> forget) {

@@ -40,33 +40,33 @@ final class NodeProgress {
     /** Writes the heartbeat (now), {@code doneBefore}, the state and the counters; blocks until acknowledged or throws. */
     void write(UUID doneBefore, String state, MaintainerMetrics metrics) {
         // the table as it is now: schema apply may have added a column since the maintainer started
-        TableMetadata current = org.apache.cassandra.schema.Schema.instance.getTableMetadata(table.keyspace, table.name);
-        TableMetadata table = current == null ? this.table : current;
+        TableMetadata latest = org.apache.cassandra.schema.Schema.instance.getTableMetadata(table.keyspace, table.name);
+        TableMetadata t = latest == null ? table : latest;
         long nowMicros = FBUtilities.timestampMicros();
         long nowInSec = FBUtilities.nowInSeconds();
         Row.Builder b = BTreeRow.unsortedBuilder();
         b.newRow(org.apache.cassandra.db.Clustering.EMPTY);
-        cell(table, b, NodeProgressLayout.C_NODE, node, nowMicros, nowInSec);
-        cell(table, b, NodeProgressLayout.C_STARTED, ByteBufferUtil.bytes(startedMillis), nowMicros, nowInSec);
-        cell(table, b, NodeProgressLayout.C_HEARTBEAT, ByteBufferUtil.bytes(nowMicros / 1000), nowMicros, nowInSec);
-        cell(table, b, NodeProgressLayout.C_DONE_BEFORE, Tids.bytes(doneBefore), nowMicros, nowInSec);
-        cell(table, b, NodeProgressLayout.C_STATE, ByteBufferUtil.bytes(state), nowMicros, nowInSec);
-        cell(table, b, NodeProgressLayout.C_QUEUED, ByteBufferUtil.bytes(metrics.queued.sum()), nowMicros, nowInSec);
-        cell(table, b, NodeProgressLayout.C_DONE, ByteBufferUtil.bytes(metrics.done.sum()), nowMicros, nowInSec);
-        cell(table, b, NodeProgressLayout.C_HANDED_OFF, ByteBufferUtil.bytes(metrics.handedOff.sum()), nowMicros, nowInSec);
-        cell(table, b, NodeProgressLayout.C_RETRIED, ByteBufferUtil.bytes(metrics.retried.sum()), nowMicros, nowInSec);
-        ColumnMetadata lost = table.getColumn(ByteBufferUtil.bytes(NodeProgressLayout.C_CDC_LOST));
+        cell(t, b, NodeProgressLayout.C_NODE, node, nowMicros, nowInSec);
+        cell(t, b, NodeProgressLayout.C_STARTED, ByteBufferUtil.bytes(startedMillis), nowMicros, nowInSec);
+        cell(t, b, NodeProgressLayout.C_HEARTBEAT, ByteBufferUtil.bytes(nowMicros / 1000), nowMicros, nowInSec);
+        cell(t, b, NodeProgressLayout.C_DONE_BEFORE, Tids.bytes(doneBefore), nowMicros, nowInSec);
+        cell(t, b, NodeProgressLayout.C_STATE, ByteBufferUtil.bytes(state), nowMicros, nowInSec);
+        cell(t, b, NodeProgressLayout.C_QUEUED, ByteBufferUtil.bytes(metrics.queued.sum()), nowMicros, nowInSec);
+        cell(t, b, NodeProgressLayout.C_DONE, ByteBufferUtil.bytes(metrics.done.sum()), nowMicros, nowInSec);
+        cell(t, b, NodeProgressLayout.C_HANDED_OFF, ByteBufferUtil.bytes(metrics.handedOff.sum()), nowMicros, nowInSec);
+        cell(t, b, NodeProgressLayout.C_RETRIED, ByteBufferUtil.bytes(metrics.retried.sum()), nowMicros, nowInSec);
+        ColumnMetadata lost = t.getColumn(ByteBufferUtil.bytes(NodeProgressLayout.C_CDC_LOST));
         if (lost != null) { // a table from before it lacks the column until schema apply adds it
             b.addCell(BufferCell.expiring(lost, nowMicros, ttl, nowInSec, ByteBufferUtil.bytes(metrics.cdcSegmentsLost.sum())));
         }
-        Mutation m = new Mutation(PartitionUpdate.singleRowUpdate(table, ByteBufferUtil.bytes(shard), b.build()));
+        Mutation m = new Mutation(PartitionUpdate.singleRowUpdate(t, ByteBufferUtil.bytes(shard), b.build()));
         NodeWrites.send(List.of(m), cl);
     }
 
-    private void cell(TableMetadata table, Row.Builder b, String column, ByteBuffer value, long nowMicros, long nowInSec) {
-        ColumnMetadata c = table.getColumn(ByteBufferUtil.bytes(column));
+    private void cell(TableMetadata t, Row.Builder b, String column, ByteBuffer value, long nowMicros, long nowInSec) {
+        ColumnMetadata c = t.getColumn(ByteBufferUtil.bytes(column));
         if (c == null) {
-            throw new IllegalStateException("progress table " + table + " lacks column " + column + ": run ./gsi schema apply");
+            throw new IllegalStateException("progress table " + t + " lacks column " + column + ": run ./gsi schema apply");
         }
         b.addCell(BufferCell.expiring(c, nowMicros, ttl, nowInSec, value));
     }

@@ -45,10 +45,17 @@ public final class CqlSessions {
 
     /** {@link #CAPACITY} over the driver's reference configuration (sessions the tests open, like the service's). */
     public static ProgrammaticDriverConfigLoaderBuilder withCapacity() {
-        return new DefaultProgrammaticDriverConfigLoaderBuilder(() -> {
+        return over(null);
+    }
+
+    /** A programmatic loader over {@code file} (or none), over {@link #CAPACITY}, over the driver's reference. */
+    private static ProgrammaticDriverConfigLoaderBuilder over(java.io.File file) {
+        Supplier<Config> fallback = () -> {
             ConfigFactory.invalidateCaches();
-            return ConfigFactory.parseString(CAPACITY).withFallback(ConfigFactory.defaultReference());
-        }, DefaultDriverConfigLoader.DEFAULT_ROOT_PATH);
+            Config base = ConfigFactory.parseString(CAPACITY).withFallback(ConfigFactory.defaultReference());
+            return file == null ? base : ConfigFactory.parseFile(file).withFallback(base);
+        };
+        return new DefaultProgrammaticDriverConfigLoaderBuilder(fallback, DefaultDriverConfigLoader.DEFAULT_ROOT_PATH);
     }
 
     /** Opens a session, or fails with one line that says where it tried to connect and why not. */
@@ -72,21 +79,7 @@ public final class CqlSessions {
     /** The driver configuration for {@code config}; visible for tests. */
     public static DriverConfigLoader configLoader(GsiConfig config) {
         CassandraConfig c = config.cassandra();
-        Supplier<Config> fallback;
-        if (c.driverConfig() != null) {
-            java.io.File file = c.driverConfig().toFile();
-            fallback = () -> {
-                ConfigFactory.invalidateCaches();
-                return ConfigFactory.parseFile(file).withFallback(ConfigFactory.parseString(CAPACITY)).withFallback(ConfigFactory.defaultReference());
-            };
-        } else {
-            fallback = () -> {
-                ConfigFactory.invalidateCaches();
-                return ConfigFactory.parseString(CAPACITY).withFallback(ConfigFactory.defaultReference());
-            };
-        }
-        ProgrammaticDriverConfigLoaderBuilder b =
-                new DefaultProgrammaticDriverConfigLoaderBuilder(fallback, DefaultDriverConfigLoader.DEFAULT_ROOT_PATH);
+        ProgrammaticDriverConfigLoaderBuilder b = over(c.driverConfig() == null ? null : c.driverConfig().toFile());
         b.withStringList(DefaultDriverOption.CONTACT_POINTS,
                 c.contactPoints().stream().map(ContactPoint::toString).collect(Collectors.toList()));
         b.withString(DefaultDriverOption.LOAD_BALANCING_LOCAL_DATACENTER, c.localDatacenter());

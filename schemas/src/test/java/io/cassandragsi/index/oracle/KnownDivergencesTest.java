@@ -7,6 +7,7 @@ import io.cassandragsi.maintain.Marker;
 import io.cassandragsi.maintain.MarkerGroup;
 import io.cassandragsi.maintain.MemoryEntries;
 import io.cassandragsi.maintain.MemoryTrigger;
+import io.cassandragsi.maintain.NextStep;
 import io.cassandragsi.maintain.Outcome;
 import io.cassandragsi.maintain.RepairCounters;
 import io.cassandragsi.maintain.TableKind;
@@ -32,6 +33,18 @@ import org.junit.jupiter.api.Test;
  */
 class KnownDivergencesTest {
     private static final long T0 = RandomHistoryTest.START_MILLIS;
+
+    /**
+     * The service's next step after {@code first} ({@link NextStep#after}, the rule the service runs):
+     * the pass a second later when it schedules one, nothing when the group is finished. The
+     * oracle's assertions then judge what the index holds, whatever the first pass returned.
+     */
+    private static void passAgainIfDue(UnversionedWorld w, MarkerGroup g, Outcome first) {
+        NextStep next = NextStep.after(g, first, 0, 1_000);
+        if (!next.kind().finished()) {
+            w.repair(next.group(), w.stores);
+        }
+    }
 
     private static ByteBuffer text(String s) {
         return VersionedWorld.text(s);
@@ -171,10 +184,12 @@ class KnownDivergencesTest {
         w.now += 10;
         MemoryTrigger.Batch w2 = w.batch(id, cells("email", text("a@x"), "name", text("n1")), false, t - 2_000_000L, 0);
         w2.entries().forEach(Runnable::run); // W2's entry lands first
-        assertThat(w.repair(w2.marker())).isEqualTo(Outcome.AGAIN);
+        MarkerGroup g2 = MarkerGroup.coalesce(List.of(w2.marker())).get(0);
+        Outcome first = w.repair(g2, w.stores);
+        assertThat(first).isEqualTo(Outcome.AGAIN);
         w2.base().run(); // then its base row
         w.now += 1_000;
-        w.repair(MarkerGroup.coalesce(List.of(w2.marker())).get(0).withUnseenGone(), w.stores); // the pass a second later
+        passAgainIfDue(w, g2, first); // the pass a second later, if the service's own rule schedules one
 
         assertThat(w.value(id, "name")).isEqualTo(text("n1"));
         MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(0), List.of(text("a@x"), id));
@@ -211,10 +226,12 @@ class KnownDivergencesTest {
         w.now += 10;
         MemoryTrigger.Batch w3 = w.batch(id, cells("email", text("b@x")), false, t + 3_100_000L, 0); // ties with W2, loses
         w3.base().run();
-        assertThat(w.repair(w3.marker())).as("its own entry may still be landing").isEqualTo(Outcome.AGAIN);
+        MarkerGroup g3 = MarkerGroup.coalesce(List.of(w3.marker())).get(0);
+        Outcome first = w.repair(g3, w.stores);
+        assertThat(first).as("its own entry may still be landing").isEqualTo(Outcome.AGAIN);
         w3.entries().forEach(Runnable::run);
         w.now += 1_000;
-        w.repair(MarkerGroup.coalesce(List.of(w3.marker())).get(0).withUnseenGone(), w.stores); // the pass a second later
+        passAgainIfDue(w, g3, first); // the pass a second later, if the service's own rule schedules one
 
         assertThat(w.value(id, "email")).isEqualTo(text("c@x"));
         MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(0), List.of(text("b@x"), id));
