@@ -25,7 +25,7 @@ final class ServiceStatus {
 
     ServiceStatus(GsiConfig config, String url) {
         this.http = config.http();
-        this.base = url != null ? url.replaceAll("/+$", "") : "http://" + host(http.bind()) + ":" + http.port();
+        this.base = url != null ? url.replaceAll("/+$", "") : http.scheme() + "://" + host(http.bind()) + ":" + http.port();
     }
 
     /** The status as the service sends it (JSON text); {@link CommandFailedException} naming what went wrong. */

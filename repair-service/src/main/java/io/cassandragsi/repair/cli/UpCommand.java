@@ -46,7 +46,7 @@ public final class UpCommand implements Callable<Integer> {
     /** The repair service with its HTTP API, on the up session. */
     static UpService startServer(UpService.Context ctx) {
         io.cassandragsi.repair.service.GsiServer server = new io.cassandragsi.repair.service.GsiServer(ctx.session(), ctx.config());
-        String url = "http://" + ctx.config().http().bind() + ":" + server.httpPort();
+        String url = ctx.config().http().scheme() + "://" + ctx.config().http().bind() + ":" + server.httpPort();
         return new UpService() {
             @Override
             public String describe() {

@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * consistency: { read: LOCAL_QUORUM, write: LOCAL_QUORUM, serial: LOCAL_SERIAL }
  * queue: { keyspace: gsi, shards: 8, poll_interval: 100ms, clock_skew: 100ms }
  * http: { bind: 127.0.0.1, port: 8080, token: ..., allow_unauthenticated_remote: false,
- *         allowed_hosts: [gsi.example.com, "gsi.internal:8080"] }   # Host names besides the bound address
+ *         allowed_hosts: [gsi.example.com, "gsi.internal:8080"],   # Host names besides the bound address
+ *         tls: { keystore: { path: ..., password: ... } } }         # HTTPS (HTTP/2 by ALPN); default: plain HTTP
  * </pre>
  *
  * Unknown keys are errors (a typo must not silently fall back to a default); every error names the
@@ -188,6 +189,11 @@ public final class ConfigLoader {
             public Boolean allowUnauthenticatedRemote;
             public List<String> allowedHosts;
             public String freshTimeout;
+            public HttpTls tls;
+        }
+
+        static final class HttpTls {
+            public Store keystore;
         }
     }
 }

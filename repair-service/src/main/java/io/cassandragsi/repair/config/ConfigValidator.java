@@ -284,7 +284,29 @@ final class ConfigValidator {
             hosts.add(h.trim().toLowerCase(Locale.ROOT));
         }
         java.time.Duration fresh = raw.freshTimeout == null ? null : duration(raw.freshTimeout, "http.fresh_timeout");
-        return new HttpConfig(bind, port, token, allowRemote, hosts, fresh);
+        return new HttpConfig(bind, port, token, allowRemote, hosts, fresh, httpTls(raw.tls));
+    }
+
+    /** {@code http.tls}: the store must open with its password and hold one key, checked here (docs/configuration.md). */
+    private HttpConfig.Tls httpTls(Raw.HttpTls raw) {
+        if (raw == null) {
+            return null;
+        }
+        if (raw.keystore == null || raw.keystore.path == null) {
+            throw error("http.tls.keystore.path", "is required with http.tls (the store holding the API's key and certificate)");
+        }
+        Path keystore = existingFile(raw.keystore.path, "http.tls.keystore.path");
+        String password = secret("http.tls.keystore.password", raw.keystore.password, raw.keystore.passwordEnv, raw.keystore.passwordFile);
+        if (password == null || password.isEmpty()) {
+            throw error("http.tls.keystore.password", "is required with a keystore (it protects the API's private key)");
+        }
+        HttpConfig.Tls tls = new HttpConfig.Tls(keystore, password);
+        try {
+            ServerTls.context(tls);
+        } catch (IllegalArgumentException e) {
+            throw error("http.tls.keystore", e.getMessage());
+        }
+        return tls;
     }
 
     private String text(String value, String key, String def) {

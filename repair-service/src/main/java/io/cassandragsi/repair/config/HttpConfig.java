@@ -8,10 +8,21 @@ import java.util.List;
  * names (optionally {@code name:port}) that clients may use in the {@code Host} header besides the
  * bound address (and, when bound to loopback, {@code localhost} and loopback addresses): requests
  * naming another host are refused, which defeats DNS rebinding. {@code freshTimeout}: how long a
- * fresh read waits for the safe time at most (docs/design.md section 8.7).
+ * fresh read waits for the safe time at most (docs/design.md section 8.7). {@code tls}: the API's own
+ * certificate, when it serves HTTPS (HTTP/2 through ALPN); null: plain HTTP, HTTP/2 in cleartext
+ * (docs/design.md section 8.8).
  */
 public record HttpConfig(String bind, int port, String token, boolean allowUnauthenticatedRemote, List<String> allowedHosts,
-        java.time.Duration freshTimeout) {
+        java.time.Duration freshTimeout, Tls tls) {
+
+    /** {@code http.tls}: a key store (PKCS12 or JKS) holding the API's private key and certificate chain. */
+    public record Tls(java.nio.file.Path keystore, String password) {
+        /** Never prints the password. */
+        @Override
+        public String toString() {
+            return "Tls[keystore=" + keystore + "]";
+        }
+    }
 
     /** An {@code allowed_hosts} entry: a host name, an IPv4 address or a bracketed IPv6 address, optionally with :port. */
     public static final java.util.regex.Pattern ALLOWED_HOST =
@@ -22,9 +33,20 @@ public record HttpConfig(String bind, int port, String token, boolean allowUnaut
         freshTimeout = freshTimeout == null ? io.cassandragsi.repair.read.IndexReader.FRESH_TIMEOUT : freshTimeout;
     }
 
+    /** Plain HTTP. */
+    public HttpConfig(String bind, int port, String token, boolean allowUnauthenticatedRemote, List<String> allowedHosts,
+            java.time.Duration freshTimeout) {
+        this(bind, port, token, allowUnauthenticatedRemote, allowedHosts, freshTimeout, null);
+    }
+
     /** The default {@code fresh_timeout}. */
     public HttpConfig(String bind, int port, String token, boolean allowUnauthenticatedRemote, List<String> allowedHosts) {
         this(bind, port, token, allowUnauthenticatedRemote, allowedHosts, null);
+    }
+
+    /** {@code https} with {@link #tls}, else {@code http}. */
+    public String scheme() {
+        return tls == null ? "http" : "https";
     }
 
     /** No extra allowed host names. */
@@ -47,6 +69,6 @@ public record HttpConfig(String bind, int port, String token, boolean allowUnaut
     public String toString() {
         return "HttpConfig[bind=" + bind + ", port=" + port + ", token=" + (token == null ? "none" : "***")
                 + ", allowUnauthenticatedRemote=" + allowUnauthenticatedRemote + ", allowedHosts=" + allowedHosts + ", freshTimeout="
-                + freshTimeout + "]";
+                + freshTimeout + ", tls=" + tls + "]";
     }
 }

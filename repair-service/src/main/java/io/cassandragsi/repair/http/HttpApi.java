@@ -1,6 +1,7 @@
 package io.cassandragsi.repair.http;
 
 import io.cassandragsi.repair.config.HttpConfig;
+import io.cassandragsi.repair.config.ServerTls;
 import io.cassandragsi.repair.read.IndexReader;
 import io.cassandragsi.repair.status.StatusHtml;
 import io.cassandragsi.repair.status.StatusReport;
@@ -29,7 +30,9 @@ import org.xnio.XnioExecutor;
 
 /**
  * The HTTP API (docs/design.md section 8) on Undertow: a thin adapter over the index reads and the
- * service's status, metrics and jobs. Paths are parsed from the raw request URI (Undertow's URL
+ * service's status, metrics and jobs. HTTP/1.1 and HTTP/2 (cleartext by upgrade or prior knowledge;
+ * over TLS by ALPN when {@code http.tls} is set), so that a client may multiplex its reads over one
+ * connection (docs/design.md section 8.8). Paths are parsed from the raw request URI (Undertow's URL
  * decoding is off), so the {@code //} of the read path, encoded slashes and invalid UTF-8 are
  * handled here, with the one JSON error shape. {@link ErrorMapper} maps failures to status codes
  * (docs/design.md section 1); 4xx are logged at WARN, 5xx at ERROR, each with the request line, rate-limited.
@@ -104,8 +107,16 @@ public final class HttpApi implements AutoCloseable {
         this.timeouts = timeouts;
         this.detailedNotFound = config.token() == null && HttpConfig.isLoopback(config.bind());
         this.graceful = Handlers.gracefulShutdown(this::handle);
-        this.server = Undertow.builder()
-                .addHttpListener(config.port(), config.bind())
+        Undertow.Builder builder = Undertow.builder();
+        if (config.tls() == null) {
+            builder.addHttpListener(config.port(), config.bind());
+        } else {
+            builder.addHttpsListener(config.port(), config.bind(), ServerTls.context(config.tls()));
+        }
+        this.server = builder
+                .setServerOption(UndertowOptions.ENABLE_HTTP2, true)
+                .setServerOption(UndertowOptions.HTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, RequestLimits.MAX_HEAD_BYTES)
+                .setServerOption(UndertowOptions.HTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, RequestLimits.MAX_STREAMS)
                 .setServerOption(UndertowOptions.DECODE_URL, false)
                 .setServerOption(UndertowOptions.ALLOW_ENCODED_SLASH, true)
                 .setServerOption(UndertowOptions.MAX_HEADER_SIZE, RequestLimits.MAX_HEAD_BYTES)
@@ -122,7 +133,8 @@ public final class HttpApi implements AutoCloseable {
         this.server.start();
         this.port = ((InetSocketAddress) server.getListenerInfo().get(0).getAddress()).getPort();
         this.hosts = new HostPolicy(config.bind(), this.port, config.allowedHosts());
-        LOG.info("HTTP API on http://{}:{}/ ({})", config.bind(), this.port, token == null ? "no token" : "bearer token required");
+        LOG.info("HTTP API on {}://{}:{}/ (HTTP/1.1 and HTTP/2; {})", config.scheme(), config.bind(), this.port,
+                token == null ? "no token" : "bearer token required");
     }
 
     private static int millis(Duration d) {

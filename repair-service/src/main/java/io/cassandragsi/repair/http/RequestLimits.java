@@ -14,6 +14,8 @@ import io.undertow.util.HeaderValues;
  */
 public final class RequestLimits {
     /** Request line and headers together, enforced by Undertow while it reads them. */
+    /** Requests in flight on one HTTP/2 connection: more are refused by the protocol (the client waits). */
+    public static final int MAX_STREAMS = 256;
     public static final int MAX_HEAD_BYTES = 128 * 1024;
     /** Header lines, enforced by Undertow. */
     public static final int MAX_HEADERS_HARD = 128;

@@ -109,6 +109,9 @@ class ConfigLoaderTest {
             tls_stores_but_disabled.yaml       | cassandra.tls.enabled            | is not true, but a truststore
             tls_truststore_missing_file.yaml   | cassandra.tls.truststore.path    | file not found
             tls_keystore_without_password.yaml | cassandra.tls.keystore.password  | is required with a keystore
+            http_tls_without_path.yaml         | http.tls.keystore.path           | is required with http.tls
+            http_tls_without_password.yaml     | http.tls.keystore.password       | is required with a keystore
+            http_tls_not_a_store.yaml          | http.tls.keystore                | is not a PKCS12 or JKS key store
             password_without_username.yaml     | cassandra.password               | cassandra.username is not
             bad_contact_point_port.yaml        | cassandra.contact_points[1]      | port 99999 is outside 1-65535
             bad_http_port_type.yaml            | http.port                        | expected a whole number
