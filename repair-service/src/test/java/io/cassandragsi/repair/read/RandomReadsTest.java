@@ -24,8 +24,9 @@ import org.junit.jupiter.api.Test;
  * and consistent as of now and as of a past moment, windows with both ends, one or none,
  * as_of=safe and fresh), on an unversioned one reads as of now, eventual and consistent, in
  * pages of every size from 1 to a few more than the answer holds, through the index table and
- * through buckets (one and several). Any difference fails the test. Prints its seed; {@code
- * -Dgsi.seed=N} replays.
+ * through buckets (one and several); and the same reads while writers add versions between their
+ * pages, and while their buckets are sealed again (a later page may then be refused, never
+ * wrong). Any difference fails the test. Prints its seed; {@code -Dgsi.seed=N} replays.
  */
 class RandomReadsTest {
     private static final int HISTORIES = 300;
@@ -86,7 +87,8 @@ class RandomReadsTest {
             for (Case c : versioned ? cases(history, oracle, length) : unversionedCases(oracle, length)) {
                 for (int limit = 1; limit <= c.expected().size() + 2; limit++) {
                     String where = "seed " + seed + ", history " + h + " " + history.rows + ", " + c.name() + ", length " + length + ", limit " + limit;
-                    assertThat(readAll(table, c, limit, c.consistent() ? stale : repaired, where)).as(where).isEqualTo(c.expected());
+                    MemoryReadStores stores = c.consistent() ? stale : repaired;
+                    assertThat(readAll(table, c, limit, () -> stores, () -> {}, where)).as(where).isEqualTo(c.expected());
                 }
             }
         }
@@ -95,6 +97,83 @@ class RandomReadsTest {
         assertThat(bucketReads.sum()).as("reads through one bucket").isPositive();
         assertThat(mergedReads.sum()).as("reads through several buckets").isPositive();
         assertThat(falsePositives.sum()).as("stale entries the base checks dropped").isPositive();
+    }
+
+    /**
+     * A read's pages as of a moment stay exact while writers add versions between its pages: each
+     * page reads the index and buckets as they are then (entries rewritten, marks added, new rows),
+     * and every new version is later than the read's query time, so the answer is the oracle's as
+     * of that time, computed before the first page (docs/design.md section 8.5). Versioned tables:
+     * an unversioned one keeps no history, so a row rewritten after q leaves an eventual read at q.
+     */
+    @Test
+    void should_answer_as_the_oracle_when_rows_are_written_between_pages() {
+        long seed = seed();
+        Random random = new Random(seed);
+        int[] written = {0};
+        onVersionedCases(seed, random, 3, (history, c, where) -> {
+            Runnable write = () -> {
+                for (int w = random.nextInt(3); w >= 0; w--) {
+                    history.writeAfter(java.time.Instant.now());
+                    written[0]++;
+                }
+            };
+            assertThat(readAll(VERSIONED, c.read(), c.limit(), c.stores(), write, where)).as(where).isEqualTo(c.read().expected());
+        });
+        System.out.printf("RandomReadsTest, writes between pages: %d histories, %d versions written between pages%n", HISTORIES / 3, written[0]);
+        assertThat(written[0]).as("versions written between pages").isPositive();
+    }
+
+    /**
+     * A read's pages while its buckets are sealed again (docs/design.md sections 8.2 and 9.4): each
+     * page answers exactly as the oracle, or a later page fails with 400 {@code bad_next} (its
+     * entries would mix two seals) and a read from the first page is exact again. Never a wrong row.
+     */
+    @Test
+    void should_answer_as_the_oracle_or_refuse_the_page_when_buckets_are_sealed_again_mid_read() {
+        long seed = seed();
+        Random random = new Random(seed);
+        int[] exactAndRefused = {0, 0};
+        onVersionedCases(seed, random, 2, (history, c, where) -> {
+            Runnable reseal = () -> history.reseal(VERSIONED.index().index().bucket());
+            history.finishSeals();
+            try {
+                assertThat(readAll(VERSIONED, c.read(), c.limit(), c.stores(), reseal, where)).as(where).isEqualTo(c.read().expected());
+                exactAndRefused[0]++;
+            } catch (java.util.concurrent.CompletionException e) {
+                assertThat(e.getCause()).as(where).isInstanceOf(ReadException.class);
+                assertThat(((ReadException) e.getCause()).error()).as(where).isEqualTo("bad_next");
+                exactAndRefused[1]++;
+                history.finishSeals();
+                assertThat(readAll(VERSIONED, c.read(), c.limit(), c.stores(), () -> {}, where)).as("read again: " + where)
+                        .isEqualTo(c.read().expected());
+            }
+        });
+        System.out.printf("RandomReadsTest, buckets sealed again mid-read: %d reads exact, %d refused with bad_next and exact when read again%n",
+                exactAndRefused[0], exactAndRefused[1]);
+        assertThat(exactAndRefused[1]).as("reads that met a seal in progress on a later page").isPositive();
+    }
+
+    /** One read of a versioned history at one page size, with the twin built afresh for each page. */
+    private record Paged(Case read, int limit, java.util.function.Supplier<MemoryReadStores> stores) {}
+
+    private interface PagedCheck {
+        void check(ReadHistory history, Paged paged, String where);
+    }
+
+    /** Runs {@code check} on every read kind of {@code HISTORIES / 3} versioned histories, at page sizes 1 to {@code maxLimit}. */
+    private void onVersionedCases(long seed, Random random, int maxLimit, PagedCheck check) {
+        for (int h = 0; h < HISTORIES / 3; h++) {
+            ReadHistory history = new ReadHistory(random, true);
+            ReadOracle oracle = new ReadOracle(history.rows);
+            int length = 1 + random.nextInt(ReadHistory.LENGTHS);
+            for (Case c : cases(history, oracle, length)) {
+                for (int limit = 1; limit <= maxLimit; limit++) {
+                    String where = "seed " + seed + ", history " + h + " " + history.rows + ", " + c.name() + ", length " + length + ", limit " + limit;
+                    check.check(history, new Paged(c, limit, () -> history.stores(VERSIONED.index().index(), c.consistent())), where);
+                }
+            }
+        }
     }
 
     /** An unversioned table keeps no history: its reads as of now, eventual and consistent (the base's current rows). */
@@ -134,9 +213,13 @@ class RandomReadsTest {
         return cases;
     }
 
-    /** Every page of a read, at {@code limit} items a page: the items of all, checking each page's size and token. */
-    private List<ReadOracle.Expected> readAll(Table table, Case c, int limit, MemoryReadStores stores, String where) {
-        ReadPath.Target target = new ReadPath.Target(table.def(), table.plan(), table.index(), table.layout(), stores);
+    /**
+     * Every page of a read, at {@code limit} items a page: the items of all, checking each page's
+     * size and token. Each page reads the stores {@code stores} gives then; {@code betweenPages}
+     * runs after each page that has a next one.
+     */
+    private List<ReadOracle.Expected> readAll(Table table, Case c, int limit, java.util.function.Supplier<MemoryReadStores> stores,
+            Runnable betweenPages, String where) {
         List<ReadOracle.Expected> out = new ArrayList<>();
         IndexReader.Query query = c.query().withLimit(limit);
         reads++;
@@ -144,7 +227,9 @@ class RandomReadsTest {
             assertThat(page).as("pages of %s", where).isLessThanOrEqualTo(c.expected().size() + 2);
             ReadRequest request = ReadRequest.parse(query, table.def(), table.index().index());
             UUID readTime = request.fixedTime() != null ? request.fixedTime() : c.readTime();
-            IndexReader.Page p = path.page(request, target, readTime).join();
+            ReadPath.Target target = new ReadPath.Target(table.def(), table.plan(), table.index(), table.layout(), stores.get());
+            // as IndexReader does: a first page that met a seal in progress is read again, a later one is refused
+            IndexReader.Page p = Resealed.retryResealed(() -> path.page(request, target, readTime), page == 0, new LongAdder()).join();
             pages++;
             for (Map<String, Object> item : p.items()) {
                 Object tid = item.get("tid");
@@ -157,6 +242,7 @@ class RandomReadsTest {
             }
             assertThat(p.items()).as("a page with a next token is full: %s", where).hasSize(limit);
             query = query.withNext(p.next());
+            betweenPages.run();
         }
     }
 }

@@ -56,13 +56,24 @@ final class ReadHistory {
     final Map<String, List<ReadOracle.Version>> rows = new LinkedHashMap<>();
     private final Random random;
     private final boolean versioned;
+    /**
+     * Whether each bucket is sealed, and whether it holds an earlier seal's leftovers: drawn per
+     * label from this, so that twins built again after later writes keep them (a write after a
+     * bucket's day changes no seal, docs/design.md section 9.4).
+     */
+    private final long sealSeed;
+    /** Buckets sealed again (the newest seal), and those whose new seal is still being written (its state names the one before). */
+    private final Map<String, UUID> resealed = new java.util.HashMap<>();
+    private final java.util.Set<String> sealing = new java.util.HashSet<>();
+    /** Every tick a version has: each has its own. */
+    private final java.util.Set<Long> ticks = new java.util.HashSet<>();
 
     /** {@code versioned}: a history of {@link #DEFINITION}, else of {@link #UNVERSIONED} (each "version" a write of the row). */
     ReadHistory(Random random, boolean versioned) {
         this.random = random;
         this.versioned = versioned;
+        this.sealSeed = random.nextLong();
         int rowCount = 1 + random.nextInt(10);
-        java.util.Set<Long> ticks = new java.util.HashSet<>();
         for (int r = 0; r < rowCount; r++) {
             List<ReadOracle.Version> versions = new ArrayList<>();
             int n = 1 + random.nextInt(5);
@@ -78,6 +89,45 @@ final class ReadHistory {
             versions.sort(java.util.Comparator.comparingLong(v -> v.tid().timestamp()));
             rows.put("k" + r, versions);
         }
+    }
+
+    /**
+     * A new version of a random row (or a new row), written after {@code after}: what a writer does
+     * while a read pages through the index. Every query time of a read so far is before it.
+     */
+    void writeAfter(Instant after) {
+        long tick;
+        do {
+            tick = (Tids.ticks(after) & ~1L) + 2 * (1 + random.nextInt(1_000_000)); // even, as every version's
+        } while (!ticks.add(tick));
+        Integer length = random.nextInt(5) == 0 ? null : 1 + random.nextInt(LENGTHS);
+        ReadOracle.Version v = new ReadOracle.Version(Tids.fromTicks(tick, random.nextLong() & 0x3FFFFFFFFFFFFFFFL | 0x8000000000000000L),
+                length, "w" + random.nextInt(1000));
+        String key = "k" + random.nextInt(rows.size() + 1);
+        rows.computeIfAbsent(key, k -> new ArrayList<>()).add(v); // the newest: the list stays ascending
+    }
+
+    /**
+     * Seals a random day of the history again, as the sealer does after a change (docs/design.md
+     * section 9.4): the same entries under a newer seal, the state naming it once every entry is
+     * written; half the time the seal is still being written (some entries carry it, the state names
+     * the one before). A bucket being sealed ends its seal first.
+     */
+    void reseal(BucketPeriod day) {
+        List<ReadOracle.Version> all = rows.values().stream().flatMap(List::stream).toList();
+        String label = day.label(Tids.instant(all.get(random.nextInt(all.size())).tid()));
+        UUID before = resealed.getOrDefault(label, SEAL);
+        resealed.put(label, Tids.maxAtTicks(Tids.ticks(Tids.instant(before)) + 1_000));
+        if (random.nextBoolean()) {
+            sealing.add(label);
+        } else {
+            sealing.remove(label);
+        }
+    }
+
+    /** Every seal being written is done: each bucket's state names its newest seal. */
+    void finishSeals() {
+        sealing.clear();
     }
 
     /** A moment between versions: an odd tick from a little before the history to a little after. */
@@ -150,7 +200,10 @@ final class ReadHistory {
 
     private void bucket(MemoryReadStores stores, IndexColumns columns, BucketLayout bucket, String label, long start, long end) {
         int size = bucket.sealColumn() + 2;
-        boolean leftovers = random.nextInt(5) == 0;
+        Random seals = new Random(sealSeed * 31 + label.hashCode());
+        UUID seal = resealed.getOrDefault(label, SEAL);
+        UUID stateSeal = sealing.contains(label) ? Tids.maxAtTicks(Tids.ticks(Tids.instant(seal)) - 1_000) : seal;
+        boolean leftovers = seals.nextInt(5) == 0;
         int entries = 0;
         for (Map.Entry<String, List<ReadOracle.Version>> e : rows.entrySet()) {
             List<ReadOracle.Version> versions = e.getValue();
@@ -174,7 +227,8 @@ final class ReadHistory {
                     UUID deleted = endsAt < versions.size() ? versions.get(endsAt).tid() : null;
                     r = row(columns, size, e.getKey(), length, versions.get(latest), deleted);
                     r.columns()[bucket.firstColumn()] = Tids.bytes(versions.get(first).tid());
-                    r.columns()[bucket.sealColumn()] = Tids.bytes(SEAL);
+                    boolean written = !sealing.contains(label) || random.nextBoolean();
+                    r.columns()[bucket.sealColumn()] = Tids.bytes(written ? seal : stateSeal);
                     entries++;
                 } else if (leftovers && random.nextInt(3) == 0) { // an earlier seal's entry, which this seal no longer has
                     ReadOracle.Version v = versions.get(random.nextInt(versions.size()));
@@ -188,9 +242,9 @@ final class ReadHistory {
                 stores.bucketRow(label, r);
             }
         }
-        if (random.nextInt(6) != 0) {
-            stores.state(label, new BucketsTable.State(SEAL, null, entries));
-        } else if (random.nextBoolean()) {
+        if (seals.nextInt(6) != 0) {
+            stores.state(label, new BucketsTable.State(stateSeal, null, entries));
+        } else if (seals.nextBoolean()) {
             stores.state(label, new BucketsTable.State(null, null, 0)); // never sealed
         }
     }
