@@ -25,7 +25,8 @@ class SaturationTest {
         assertThat(rows).hasSize(1);
         assertThat(rows.get(0)).containsEntry("question", "limit=10 few(5)").containsEntry("http-eventual_vs_mv", 0.45)
                 .containsEntry("java-eventual_vs_mv", 0.8).containsEntry("http-floor_vs_mv", 2.0)
-                .containsEntry("http_ceiling_vs_mv", 0.57); // 100 / (125 + 50)
+                .containsEntry("http_ceiling_vs_mv", 0.57) // 100 / (125 + 50)
+                .containsEntry("http-eventual_vs_ceiling", 0.79); // 0.45 / (100 / 175)
     }
 
     @Test
