@@ -25,8 +25,11 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * the repair service run as operators run it ({@code gsi serve} processes, {@link ServeProcess}):
  * the coordinator of in-flight batches killed (batchlog replay by the others); the service frozen
  * 40 s, then killed mid-backlog and started again; two instances, one killed; writes that bypass
- * the trigger, found by anti-entropy alone. In every scenario but the last, anti-entropy is off:
- * the markers alone must converge. After each: every entry equal to the oracle of what the base
+ * the trigger, found by anti-entropy alone. The markers alone must converge: anti-entropy is off,
+ * but for the bypass and the killed coordinator, where it runs (settle 60 s) and must then fix
+ * nothing once a pass has covered every write, for every write went through the trigger and left a
+ * marker (issue 35, section 4: a fix there would be a loss path the markers missed, or lag judged
+ * as drift). After each: every entry equal to the oracle of what the base
  * holds (read at ALL), {@code check} finds no drift, and no consistent read taken during the fault
  * returned a false positive ({@link ConsistentProbe}); while the node is down, {@code ./gsi status}
  * and the page say so, and stop saying so once it is back. Seeds printed; replay with -Dgsi.seed=N.
@@ -128,7 +131,7 @@ class ThreeNodesFaultsIT {
     @Order(1)
     void should_equal_the_oracle_when_the_coordinator_of_in_flight_batches_is_killed() throws Exception {
         long seed = seed("coordinator", 300);
-        ServeProcess service = serve("coordinator", 18191, MARKERS_ONLY);
+        ServeProcess service = serve("coordinator", 18191, ENTROPY_SETTLED);
         ThreeNodes.Runs runs = ThreeNodes.runs("coordinator", seed);
         Node coordinator = node(2);
         runs.versioned().forEach(r -> r.coordinator(coordinator));
@@ -163,6 +166,43 @@ class ThreeNodesFaultsIT {
             assertThat(service.page()).as("the page once node 2 is back").doesNotContain(down);
             return null;
         }, () -> service);
+        assertAntiEntropyFixedNothing("coordinator killed", service, runs.writesEnded().get());
+    }
+
+    /** Anti-entropy on, leaving the last minute's writes to the markers: it must find nothing they did not announce. */
+    private static final String ENTROPY_SETTLED =
+            "anti_entropy:\n  enabled: true\n  rows_per_second: 5000\n  start_after: 1s\n  pass_interval: 5s\n  splits: 16\n  settle: 60s\n";
+
+    /**
+     * Waits until every table's anti-entropy has finished a pass that started after the writes
+     * were settled ({@code settle} after the last), then asserts that anti-entropy fixed no entry
+     * since the service started ({@code /metrics}): every write went through the trigger.
+     */
+    private static void assertAntiEntropyFixedNothing(String when, ServeProcess service, long writesEnded) throws Exception {
+        long settled = writesEnded + 60_000;
+        long deadline = System.currentTimeMillis() + 300_000;
+        Map<?, ?> tables = Map.of();
+        while (System.currentTimeMillis() < deadline) {
+            Map<String, Object> status = service.status();
+            tables = status == null ? Map.of() : (Map<?, ?>) ((Map<?, ?>) status.get("anti_entropy")).get("tables");
+            boolean covered = !tables.isEmpty() && tables.values().stream().allMatch(t -> {
+                Object last = ((Map<?, ?>) t).get("last_full_pass");
+                Object seconds = ((Map<?, ?>) t).get("last_pass_seconds");
+                return last != null && seconds != null
+                        && java.time.Instant.parse(last.toString()).toEpochMilli() - (long) (((Number) seconds).doubleValue() * 1000) >= settled;
+            });
+            if (covered) {
+                break;
+            }
+            Thread.sleep(2_000);
+        }
+        System.out.printf("%s: anti-entropy per table once a pass covered every write: %s%n", when, tables);
+        java.util.regex.Matcher fixed = java.util.regex.Pattern.compile("(?m)^gsi_anti_entropy_entries_total\\{kind=\"fixed\",?} ([0-9.E]+)$")
+                .matcher(service.get("/metrics"));
+        assertThat(fixed.find()).as("/metrics has gsi_anti_entropy_entries_total{kind=\"fixed\"}").isTrue();
+        assertThat(System.currentTimeMillis()).as("%s: a pass of every table started after the writes settled, within 5 minutes", when)
+                .isLessThan(deadline);
+        assertThat(Double.parseDouble(fixed.group(1))).as("%s: entries anti-entropy fixed where every write left a marker", when).isZero();
     }
 
     /**
@@ -258,11 +298,15 @@ class ThreeNodesFaultsIT {
 
     /**
      * The safe time on three nodes with a node killed (docs/design.md section 7.10): writers write
-     * at LOCAL_QUORUM to a versioned table in each mode while {@code as_of=safe} reads run through
-     * a {@code gsi serve} process; node 2 is killed (kill -9) 4 s in and started again 15 s later.
-     * Every answer holds exactly the oracle's rows for the writes acknowledged before its {@code
-     * as_of} ({@link SafeProbe}; a failed write may have landed, so its row is left out of the
-     * answers after it); once the writes end, the safe time passes the last acknowledgement.
+     * at LOCAL_QUORUM to a versioned table in each mode while {@code as_of=safe} and fresh reads
+     * ({@code fresh=true}, docs/design.md section 8.7) run in turn through a {@code gsi serve}
+     * process; node 2 is killed (kill -9) 4 s in and started again 15 s later. Every answer holds
+     * exactly the oracle's rows for the writes acknowledged before its {@code as_of} ({@link
+     * SafeProbe}; a failed write may have landed, so its row is left out of the answers after it):
+     * a fresh answer's {@code as_of} is when it was asked, so it holds every write acknowledged
+     * before; a fresh read may be refused (503 {@code fresh_timeout}) while node 2's epoch holds the
+     * safe time back, never answered wrong. Once the writes end, the safe time passes the last
+     * acknowledgement.
      */
     @Test
     @Order(5)
@@ -285,6 +329,9 @@ class ThreeNodesFaultsIT {
                         com.datastax.oss.driver.api.core.ConsistencyLevel.LOCAL_QUORUM, true)));
             }
         }
+        java.util.concurrent.atomic.AtomicInteger freshAnswered = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger freshRefused = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger safeAnswered = new java.util.concurrent.atomic.AtomicInteger();
         long start = System.currentTimeMillis();
         boolean killed = false;
         boolean back = false;
@@ -301,9 +348,13 @@ class ThreeNodesFaultsIT {
                 System.out.println("safe time: node 2 back");
             }
             io.cassandragsi.schema.TableDef def = defs.get(i % defs.size());
-            SafeProbe.Answer a = SafeProbe.read(httpReader(service, def), (i / defs.size()) % SafeProbe.LENGTHS);
+            boolean fresh = (i / defs.size()) % 2 == 1; // every other read is fresh: exact for every write acknowledged before it was asked
+            SafeProbe.Answer a = SafeProbe.read(httpReader(service, def, fresh ? "fresh=true" : "as_of=safe"), (i / defs.size()) % SafeProbe.LENGTHS);
             if (a != null) {
                 answers.get(def.keyspace()).add(a);
+                (fresh ? freshAnswered : safeAnswered).incrementAndGet();
+            } else if (fresh) {
+                freshRefused.incrementAndGet();
             }
             Thread.sleep(50);
         }
@@ -318,12 +369,12 @@ class ThreeNodesFaultsIT {
             long lastAck = ops.get(def.keyspace()).stream().filter(o -> o.ackMillis() != null).mapToLong(SafeProbe.Op::ackMillis).max().orElse(0);
             long failed = ops.get(def.keyspace()).stream().filter(o -> o.ackMillis() == null).count();
             for (int length = 0; length < SafeProbe.LENGTHS; length++) { // after the writes: the safe time passes the last acknowledgement
-                SafeProbe.Answer last = SafeProbe.read(httpReader(service, def), length);
+                SafeProbe.Answer last = SafeProbe.read(httpReader(service, def, "as_of=safe"), length);
                 while (last == null || last.asOf().toEpochMilli() <= lastAck) {
                     assertThat(System.currentTimeMillis()).as("%s: the safe time passes the last write within 2 minutes", def.keyspace())
                             .isLessThan(lastAck + 120_000);
                     Thread.sleep(500);
-                    last = SafeProbe.read(httpReader(service, def), length);
+                    last = SafeProbe.read(httpReader(service, def, "as_of=safe"), length);
                 }
                 answers.get(def.keyspace()).add(last);
                 if (length == 0) {
@@ -338,13 +389,19 @@ class ThreeNodesFaultsIT {
             assertThat(v.wrong()).as("seed %d %s: rows an as_of=safe answer got wrong", seed, def.keyspace()).isEmpty();
             assertThat(v.judged()).as("%s: rows judged", def.keyspace()).isGreaterThan(20);
         }
+        System.out.printf("safe time: %d as_of=safe answers, %d fresh answers, %d fresh reads refused with 503 (all judged above)%n",
+                safeAnswered.get(), freshAnswered.get(), freshRefused.get());
+        assertThat(freshAnswered.get()).as("fresh reads answered").isPositive();
         System.out.println("safe time after the run: " + (service.status() == null ? "no answer" : service.status().get("safe_time")));
     }
 
-    /** {@code as_of=safe} pages of {@code def}'s {@code by_length} through {@code service}'s HTTP API; null while it answers 503 or not at all. */
-    private static SafeProbe.Reader httpReader(ServeProcess service, io.cassandragsi.schema.TableDef def) {
+    /**
+     * Pages of {@code def}'s {@code by_length} at {@code time} ({@code as_of=safe} or {@code
+     * fresh=true}) through {@code service}'s HTTP API; null while it answers 503 or not at all.
+     */
+    private static SafeProbe.Reader httpReader(ServeProcess service, io.cassandragsi.schema.TableDef def, String time) {
         return (length, next) -> {
-            String body = service.get("/v1/" + def.keyspace() + "/revisions//by_length/" + length + "?as_of=safe&limit=10"
+            String body = service.get("/v1/" + def.keyspace() + "/revisions//by_length/" + length + "?" + time + "&limit=10"
                     + (next == null ? "" : "&next=" + java.net.URLEncoder.encode(next, java.nio.charset.StandardCharsets.UTF_8)));
             if (body.isEmpty()) {
                 return null;
@@ -357,7 +414,8 @@ class ThreeNodesFaultsIT {
             }
             if (json.containsKey("error")) {
                 String error = String.valueOf(json.get("error"));
-                assertThat(error).as("only 503s while a node is down: %s", body).isIn("safe_time_unknown", "cassandra_unavailable", "timeout");
+                assertThat(error).as("only 503s while a node is down: %s", body).isIn("safe_time_unknown", "cassandra_unavailable", "timeout",
+                        "fresh_timeout");
                 return null;
             }
             Map<String, java.util.UUID> items = new java.util.LinkedHashMap<>();
