@@ -41,13 +41,18 @@ final class ServeProcess implements AutoCloseable {
      * Its output goes to {@code it/target/serve/<name>.log}.
      */
     static ServeProcess start(String name, int port, List<InetSocketAddress> contactPoints, String extraYaml) throws IOException {
+        return start(name, port, contactPoints, "", extraYaml);
+    }
+
+    /** As {@link #start(String, int, List, String)}, with {@code httpYaml} (indented keys) in the {@code http:} section. */
+    static ServeProcess start(String name, int port, List<InetSocketAddress> contactPoints, String httpYaml, String extraYaml) throws IOException {
         Path jar = Path.of("../repair-service/target/gsi.jar");
         assertThat(jar).as("gsi.jar is built in the package phase").exists();
         Path dir = Files.createDirectories(Path.of("target/serve"));
         Path config = dir.resolve(name + ".yaml");
         String points = contactPoints.stream().map(cp -> "\"" + cp.getAddress().getHostAddress() + ":" + cp.getPort() + "\"")
                 .collect(Collectors.joining(", "));
-        Files.writeString(config, "cassandra:\n  contact_points: [" + points + "]\nhttp:\n  port: " + port + "\n" + extraYaml);
+        Files.writeString(config, "cassandra:\n  contact_points: [" + points + "]\nhttp:\n  port: " + port + "\n" + httpYaml + extraYaml);
         Path log = dir.resolve(name + ".log");
         Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m", "-jar",
                 jar.toString(), "serve", "--config", config.toString())
