@@ -39,7 +39,9 @@ import picocli.CommandLine.Spec;
  * prepared single-row inserts, {@value #VERSIONS} versions per key, up to each size in turn, then
  * flushed and compacted; before each rebuild the index tables are truncated and the node's
  * compactions awaited, so that each rebuild writes every entry into an empty index and neither
- * the load nor the other rebuild is measured.
+ * the load nor the other rebuild is measured. Each job's JVM first rebuilds a small table of
+ * {@value #WARM_UP_ROWS} rows ({@value #WARM_UP_KEYSPACE}) unmeasured: the JIT compiler's work in
+ * a fresh JVM is a fixed cost per executor, printed apart, not a cost per row.
  */
 @Command(name = "bulk", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Rebuild rows/s of the repair service's rebuild and of the Spark rebuild (local[*], child JVM) on the same"
@@ -47,6 +49,9 @@ import picocli.CommandLine.Spec;
                 + " Writes target/bench/bulk.json.", "Takes about 15 minutes; --quick about 3."})
 public final class BenchBulkCommand implements Callable<Integer> {
     static final String KEYSPACE = "bench_bulk";
+    /** The small table each job's JVM rebuilds first, unmeasured, so that the JIT compiler is not in the figures. */
+    static final String WARM_UP_KEYSPACE = "bench_bulk_warmup";
+    static final long WARM_UP_ROWS = 20_000;
     static final String INDEX = "by_a";
     static final int VERSIONS = 10;
     static final int IN_FLIGHT = 256;
@@ -95,26 +100,38 @@ public final class BenchBulkCommand implements Callable<Integer> {
         try (BenchNode node = nodeOptions.start(home, "target/bench/bulk-node", out);
                 NodeProbe probe = NodeProbe.attach("node0", node.cluster.address(0).getHostAddress(), node.cluster.nodeDir(0),
                         node.cluster.jmxPort(0))) {
-            node.apply(BenchSchema.definition(KEYSPACE, 1));
-            node.ddl("DROP TRIGGER IF EXISTS " + CqlGenerator.TRIGGER_NAME + " ON " + KEYSPACE + "." + BenchSchema.TABLE);
+            for (String keyspace : List.of(WARM_UP_KEYSPACE, KEYSPACE)) {
+                node.apply(BenchSchema.definition(keyspace, 1));
+                node.ddl("DROP TRIGGER IF EXISTS " + CqlGenerator.TRIGGER_NAME + " ON " + keyspace + "." + BenchSchema.TABLE);
+            }
+            load(node, WARM_UP_KEYSPACE, 0, WARM_UP_ROWS);
             Jobs jobs = new Jobs(node.session, GsiConfig.defaults());
+            long t0 = System.nanoTime();
+            jobs.rebuild(WARM_UP_KEYSPACE, BenchSchema.TABLE, INDEX, RebuildOptions.defaults(), ProgressListener.NONE);
+            out.printf(Locale.ROOT, "warm-up: the service rebuilt %d rows of %s in %.1f s%n", WARM_UP_ROWS, WARM_UP_KEYSPACE,
+                    (System.nanoTime() - t0) / 1e9);
             long loaded = 0;
             for (long size : sizes) {
-                double rate = load(node, loaded, size);
+                double rate = load(node, KEYSPACE, loaded, size);
                 loaded = size;
                 probe.flush(KEYSPACE);
                 probe.awaitCompactions(Duration.ofMinutes(10));
                 out.printf(Locale.ROOT, "loaded %d rows (%.0f rows/s, without the trigger), flushed and compacted%n", size, rate);
                 out.flush();
-                settle(node, probe);
+                settle(node, probe, KEYSPACE);
                 BulkMeter meter = BulkMeter.start(probe.pid());
                 RebuildOptions options = RebuildOptions.defaults();
                 options = new RebuildOptions(null, false, options.parallelism(), splits, options.maxInFlight(), options.pageSize());
                 RebuildResult r = jobs.rebuild(KEYSPACE, BenchSchema.TABLE, INDEX, options, ProgressListener.NONE);
                 BulkRun service = meter.stop("service", r.rows(), r.writes(), options.parallelism());
                 print(out, service);
-                settle(node, probe);
-                BulkRun spark = SparkRebuildProcess.run(home, sparkArgs(node, probe.pid()), sparkJvmOptions, log);
+                settle(node, probe, KEYSPACE);
+                settle(node, probe, WARM_UP_KEYSPACE);
+                List<BulkRun> sparkRuns = SparkRebuildProcess.run(home, sparkArgs(node, probe.pid()), sparkJvmOptions, log);
+                BulkRun warmUp = sparkRuns.get(0);
+                out.printf(Locale.ROOT, "warm-up: a fresh Spark JVM rebuilt %d rows of %s in %.1f s, %.1f us of its CPU per row (JIT compiler"
+                        + " included)%n", warmUp.rows(), WARM_UP_KEYSPACE, warmUp.seconds(), warmUp.jobMicrosPerRow());
+                BulkRun spark = sparkRuns.get(sparkRuns.size() - 1);
                 print(out, spark);
                 done.add(new BulkReport.Size(size, service, spark));
             }
@@ -129,7 +146,8 @@ public final class BenchBulkCommand implements Callable<Integer> {
     private List<String> sparkArgs(BenchNode node, long nodePid) {
         InetSocketAddress cp = node.cluster.contactPoints().get(0);
         return List.of(KEYSPACE, BenchSchema.TABLE, INDEX, "--host", cp.getHostString(), "--port", String.valueOf(cp.getPort()), "--dc",
-                node.cluster.localDatacenter(), "--node-pid", String.valueOf(nodePid), "--splits", String.valueOf(splits));
+                node.cluster.localDatacenter(), "--node-pid", String.valueOf(nodePid), "--splits", String.valueOf(splits),
+                "--warm-up-keyspace", WARM_UP_KEYSPACE);
     }
 
     private static void print(PrintWriter out, BulkRun r) {
@@ -140,19 +158,19 @@ public final class BenchBulkCommand implements Callable<Integer> {
     }
 
     /** Empties the index tables and waits for the node's compactions: each rebuild starts from the same state. */
-    private static void settle(BenchNode node, NodeProbe probe) throws InterruptedException {
-        for (Row row : node.session.execute("SELECT table_name FROM system_schema.tables WHERE keyspace_name = '" + KEYSPACE + "'")) {
+    private static void settle(BenchNode node, NodeProbe probe, String keyspace) throws InterruptedException {
+        for (Row row : node.session.execute("SELECT table_name FROM system_schema.tables WHERE keyspace_name = '" + keyspace + "'")) {
             String table = row.getString(0);
             if (table.startsWith("idx_")) {
-                node.ddl("TRUNCATE " + KEYSPACE + "." + table);
+                node.ddl("TRUNCATE " + keyspace + "." + table);
             }
         }
         probe.awaitCompactions(Duration.ofMinutes(10));
     }
 
     /** Inserts rows {@code from} to {@code to} (exclusive), {@value #IN_FLIGHT} in flight; returns rows/s. */
-    private static double load(BenchNode node, long from, long to) throws InterruptedException {
-        PreparedStatement insert = node.session.prepare("INSERT INTO " + KEYSPACE + "." + BenchSchema.TABLE + " (key, tid, a, value) VALUES (?, ?, ?, ?)");
+    private static double load(BenchNode node, String keyspace, long from, long to) throws InterruptedException {
+        PreparedStatement insert = node.session.prepare("INSERT INTO " + keyspace + "." + BenchSchema.TABLE + " (key, tid, a, value) VALUES (?, ?, ?, ?)");
         String value = "x".repeat(100);
         Semaphore inFlight = new Semaphore(IN_FLIGHT);
         AtomicReference<Throwable> failed = new AtomicReference<>();
@@ -190,7 +208,8 @@ public final class BenchBulkCommand implements Callable<Integer> {
             }
         }
         root.putObject("config").put("versions_per_key", VERSIONS).put("indexes", 1).put("nodes", 1).put("splits", splits)
-                .put("load_in_flight", IN_FLIGHT);
+                .put("load_in_flight", IN_FLIGHT)
+                .put("warm_up_rows", WARM_UP_ROWS);
         Files.createDirectories(file.getParent());
         Files.writeString(file, mapper.writerWithDefaultPrettyPrinter().writeValueAsString(root));
     }

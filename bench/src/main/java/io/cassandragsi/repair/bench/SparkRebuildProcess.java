@@ -51,17 +51,22 @@ final class SparkRebuildProcess {
         return own + File.pathSeparator + Files.readString(file, StandardCharsets.UTF_8).trim();
     }
 
-    /** Runs the child with {@code args} and {@code jvmOptions}, its standard error appended to {@code log}; the run it printed. */
-    static BulkRun run(Path home, List<String> args, List<String> jvmOptions, Path log) throws IOException, InterruptedException {
+    /** Runs the child with {@code args} and {@code jvmOptions}, its standard error appended to {@code log}; the runs it printed. */
+    static List<BulkRun> run(Path home, List<String> args, List<String> jvmOptions, Path log) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElse("java");
         Files.createDirectories(log.getParent());
         Process p = new ProcessBuilder(command(java, classpath(home), args, jvmOptions)).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         int code = p.waitFor();
-        String json = out.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElse(null);
-        if (code != 0 || json == null) {
+        List<String> json = out.lines().filter(l -> l.startsWith("{")).toList();
+        if (code != 0 || json.isEmpty()) {
             throw new CommandFailedException("the Spark rebuild failed (exit " + code + "); see " + log);
         }
-        return new ObjectMapper().readValue(json, BulkRun.class);
+        ObjectMapper mapper = new ObjectMapper();
+        List<BulkRun> runs = new ArrayList<>();
+        for (String line : json) {
+            runs.add(mapper.readValue(line, BulkRun.class));
+        }
+        return runs;
     }
 }

@@ -13,8 +13,9 @@ import picocli.CommandLine.Parameters;
 /**
  * The Spark side of {@code gsi bench bulk}, run in a child JVM that {@link SparkRebuildProcess}
  * starts with Spark on its classpath and Spark's Java 17 options: {@link SparkJobs#rebuild} in
- * Spark local mode on every core ({@code local[*]}), measured by {@link BulkMeter} from the session's
- * creation excluded to the job's end, printed as one JSON {@link BulkRun} on standard output
+ * Spark local mode on every core ({@code local[*]}), first of a small warm-up table if given, then of
+ * the table, each measured by {@link BulkMeter} (the session's creation excluded) and printed as one
+ * JSON {@link BulkRun} line on standard output
  * (docs/performance.md, "Bulk rebuild: Spark against the service"). Not loaded by the bench JVM,
  * which has no Spark.
  */
@@ -44,8 +45,20 @@ public final class SparkRebuildRun implements Callable<Integer> {
     @Option(names = "--splits", defaultValue = "0", description = "0: SparkJobs' automatic split count.")
     int splits;
 
+    @Option(names = "--warm-up-keyspace", description = "A table rebuilt first, its run printed first (the JIT compiler's share).")
+    String warmUpKeyspace;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new SparkRebuildRun()).execute(args));
+    }
+
+    /** Rebuilds the table in {@code ks}, measured, and prints the run as one JSON line. */
+    private void rebuild(SparkSession spark, String ks, String variant) throws java.io.IOException {
+        int cores = spark.sparkContext().defaultParallelism();
+        BulkMeter meter = BulkMeter.start(nodePid);
+        RebuildResult r = SparkJobs.rebuild(spark, SparkJobs.Spec.of(ks, table, index).withSplits(splits));
+        BulkRun run = meter.stop(variant, r.rows(), r.writes(), cores);
+        System.out.println(new ObjectMapper().writeValueAsString(run));
     }
 
     @Override
@@ -54,11 +67,10 @@ public final class SparkRebuildRun implements Callable<Integer> {
                 .config("spark.cassandra.connection.host", host).config("spark.cassandra.connection.port", String.valueOf(port))
                 .config("spark.cassandra.connection.localDC", dc).getOrCreate();
         try {
-            int cores = spark.sparkContext().defaultParallelism();
-            BulkMeter meter = BulkMeter.start(nodePid);
-            RebuildResult r = SparkJobs.rebuild(spark, SparkJobs.Spec.of(keyspace, table, index).withSplits(splits));
-            BulkRun run = meter.stop("spark", r.rows(), r.writes(), cores);
-            System.out.println(new ObjectMapper().writeValueAsString(run));
+            if (warmUpKeyspace != null) {
+                rebuild(spark, warmUpKeyspace, "spark-warm-up");
+            }
+            rebuild(spark, keyspace, "spark");
             return 0;
         } finally {
             spark.stop();
