@@ -72,6 +72,14 @@ public final class BenchBulkCommand implements Callable<Integer> {
             description = "One more option for the Spark child JVM, e.g. -XX:StartFlightRecording=filename=spark.jfr to profile it.")
     List<String> sparkJvmOptions = new ArrayList<>();
 
+    @Option(names = "--spark-conf", paramLabel = "KEY=VALUE", description = "One more Spark setting of the Spark rebuild, e.g."
+            + " spark.cassandra.connection.factory=NAME.")
+    java.util.Map<String, String> sparkConf = new java.util.LinkedHashMap<>();
+
+    @Option(names = "--compare-spark-conf", paramLabel = "KEY=VALUE", description = "With it, a third rebuild per size: Spark again"
+            + " with these settings too (variant spark-conf), to measure what a setting changes in the same run.")
+    java.util.Map<String, String> compareConf = new java.util.LinkedHashMap<>();
+
     @CommandLine.Mixin
     NodeOptions nodeOptions;
 
@@ -125,15 +133,14 @@ public final class BenchBulkCommand implements Callable<Integer> {
                 RebuildResult r = jobs.rebuild(KEYSPACE, BenchSchema.TABLE, INDEX, options, ProgressListener.NONE);
                 BulkRun service = meter.stop("service", r.rows(), r.writes(), options.parallelism());
                 print(out, service);
-                settle(node, probe, KEYSPACE);
-                settle(node, probe, WARM_UP_KEYSPACE);
-                List<BulkRun> sparkRuns = SparkRebuildProcess.run(home, sparkArgs(node, probe.pid()), sparkJvmOptions, log);
-                BulkRun warmUp = sparkRuns.get(0);
-                out.printf(Locale.ROOT, "warm-up: a fresh Spark JVM rebuilt %d rows of %s in %.1f s, %.1f us of its CPU per row (JIT compiler"
-                        + " included)%n", warmUp.rows(), WARM_UP_KEYSPACE, warmUp.seconds(), warmUp.jobMicrosPerRow());
-                BulkRun spark = sparkRuns.get(sparkRuns.size() - 1);
-                print(out, spark);
-                done.add(new BulkReport.Size(size, service, spark));
+                BulkRun spark = spark(home, node, probe, sparkConf, "spark", log, out);
+                BulkRun other = null;
+                if (!compareConf.isEmpty()) {
+                    java.util.Map<String, String> both = new java.util.LinkedHashMap<>(sparkConf);
+                    both.putAll(compareConf);
+                    other = spark(home, node, probe, both, "spark-conf", log, out);
+                }
+                done.add(new BulkReport.Size(size, service, spark, other));
             }
         }
         out.println();
@@ -143,11 +150,29 @@ public final class BenchBulkCommand implements Callable<Integer> {
         return GsiCommand.OK;
     }
 
-    private List<String> sparkArgs(BenchNode node, long nodePid) {
+    /** The Spark rebuild in a child JVM with {@code conf}, after its warm-up, from empty index tables. */
+    private BulkRun spark(Path home, BenchNode node, NodeProbe probe, java.util.Map<String, String> conf, String variant, Path log,
+            PrintWriter out) throws Exception {
+        settle(node, probe, KEYSPACE);
+        settle(node, probe, WARM_UP_KEYSPACE);
+        List<BulkRun> runs = SparkRebuildProcess.run(home, sparkArgs(node, probe.pid(), conf, variant), sparkJvmOptions, log);
+        BulkRun warmUp = runs.get(0);
+        out.printf(Locale.ROOT, "warm-up: a fresh Spark JVM rebuilt %d rows of %s in %.1f s, %.1f us of its CPU per row (JIT compiler"
+                + " included)%n", warmUp.rows(), WARM_UP_KEYSPACE, warmUp.seconds(), warmUp.jobMicrosPerRow());
+        BulkRun spark = runs.get(runs.size() - 1);
+        print(out, spark);
+        return spark;
+    }
+
+    private List<String> sparkArgs(BenchNode node, long nodePid, java.util.Map<String, String> conf, String variant) {
         InetSocketAddress cp = node.cluster.contactPoints().get(0);
-        return List.of(KEYSPACE, BenchSchema.TABLE, INDEX, "--host", cp.getHostString(), "--port", String.valueOf(cp.getPort()), "--dc",
+        List<String> args = new ArrayList<>();
+        conf.forEach((k, v) -> args.add("--conf=" + k + "=" + v));
+        args.add("--variant=" + variant);
+        args.addAll(List.of(KEYSPACE, BenchSchema.TABLE, INDEX, "--host", cp.getHostString(), "--port", String.valueOf(cp.getPort()), "--dc",
                 node.cluster.localDatacenter(), "--node-pid", String.valueOf(nodePid), "--splits", String.valueOf(splits),
-                "--warm-up-keyspace", WARM_UP_KEYSPACE);
+                "--warm-up-keyspace", WARM_UP_KEYSPACE));
+        return args;
     }
 
     private static void print(PrintWriter out, BulkRun r) {
@@ -198,7 +223,7 @@ public final class BenchBulkCommand implements Callable<Integer> {
         ObjectNode root = mapper.createObjectNode();
         ArrayNode runs = root.putArray("runs");
         for (BulkReport.Size s : sizes) {
-            for (BulkRun r : List.of(s.service(), s.spark())) {
+            for (BulkRun r : s.runs()) {
                 runs.addObject().put("variant", r.variant()).put("rows", r.rows()).put("writes", r.writes())
                         .put("seconds", Math.round(r.seconds() * 10) / 10.0).put("rows_per_s", Math.round(r.rowsPerSecond()))
                         .put("rows_per_s_per_core", Math.round(r.rowsPerSecondPerCore())).put("cores", r.cores())
@@ -210,6 +235,7 @@ public final class BenchBulkCommand implements Callable<Integer> {
         root.putObject("config").put("versions_per_key", VERSIONS).put("indexes", 1).put("nodes", 1).put("splits", splits)
                 .put("load_in_flight", IN_FLIGHT)
                 .put("warm_up_rows", WARM_UP_ROWS);
+        root.putPOJO("spark_conf", sparkConf).putPOJO("compare_spark_conf", compareConf);
         Files.createDirectories(file.getParent());
         Files.writeString(file, mapper.writerWithDefaultPrettyPrinter().writeValueAsString(root));
     }

@@ -11,21 +11,26 @@ import java.util.Locale;
  * Spark section).
  */
 final class BulkReport {
-    /** The two rebuilds of one table size. */
-    record Size(long rows, BulkRun service, BulkRun spark) {}
+    /** The rebuilds of one table size: the service's, Spark's, and Spark's with other settings ({@code other}, may be null). */
+    record Size(long rows, BulkRun service, BulkRun spark, BulkRun other) {
+        List<BulkRun> runs() {
+            return other == null ? List.of(service, spark) : List.of(service, spark, other);
+        }
+    }
 
     private BulkReport() {}
 
     static String format(List<Size> sizes) {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "%-9s %-8s %9s %8s %9s %12s %13s %14s %11s%n", "rows", "variant", "writes", "seconds", "rows/s",
+        out.append(String.format(Locale.ROOT, "%-9s %-10s %9s %8s %9s %12s %13s %14s %11s%n", "rows", "variant", "writes", "seconds", "rows/s",
                 "rows/s/core", "node us/row", "job us/row", "busy cores"));
         for (Size s : sizes) {
-            line(out, s.service());
-            line(out, s.spark());
-            out.append(String.format(Locale.ROOT, "%-9d Spark/service per core: %.2f (rows/s per core), %.2f (rows per job CPU-second)%n",
-                    s.rows(), BulkRun.ratio(s.spark().rowsPerSecondPerCore(), s.service().rowsPerSecondPerCore()),
-                    BulkRun.ratio(s.spark().rowsPerJobCoreSecond(), s.service().rowsPerJobCoreSecond())));
+            s.runs().forEach(r -> line(out, r));
+            for (BulkRun spark : s.runs().subList(1, s.runs().size())) {
+                out.append(String.format(Locale.ROOT, "%-9d %s/service per core: %.2f (rows/s per core), %.2f (rows per job CPU-second)%n",
+                        s.rows(), spark.variant(), BulkRun.ratio(spark.rowsPerSecondPerCore(), s.service().rowsPerSecondPerCore()),
+                        BulkRun.ratio(spark.rowsPerJobCoreSecond(), s.service().rowsPerJobCoreSecond())));
+            }
         }
         if (sizes.size() > 1) {
             Size first = sizes.get(0);
@@ -33,6 +38,9 @@ final class BulkReport {
             out.append(String.format(Locale.ROOT, "cost per row from %d to %d rows (1.00 = flat):%n", first.rows(), last.rows()));
             flatness(out, "service", first.service(), last.service());
             flatness(out, "Spark", first.spark(), last.spark());
+            if (first.other() != null && last.other() != null) {
+                flatness(out, first.other().variant(), first.other(), last.other());
+            }
         }
         BulkRun spark = sizes.get(sizes.size() - 1).spark();
         out.append(String.format(Locale.ROOT, "one executor core (Spark, %d rows): %.0f rows per second of its CPU; here, sharing %d cores with the"
@@ -45,12 +53,12 @@ final class BulkReport {
     }
 
     private static void line(StringBuilder out, BulkRun r) {
-        out.append(String.format(Locale.ROOT, "%-9d %-8s %9d %8.1f %9.0f %12.0f %13.1f %14.1f %11.2f%n", r.rows(), r.variant(), r.writes(),
+        out.append(String.format(Locale.ROOT, "%-9d %-10s %9d %8.1f %9.0f %12.0f %13.1f %14.1f %11.2f%n", r.rows(), r.variant(), r.writes(),
                 r.seconds(), r.rowsPerSecond(), r.rowsPerSecondPerCore(), r.nodeMicrosPerRow(), r.jobMicrosPerRow(), r.busyCores()));
     }
 
     private static void flatness(StringBuilder out, String variant, BulkRun small, BulkRun large) {
-        out.append(String.format(Locale.ROOT, "  %-7s node CPU per row x%.2f, job CPU per row x%.2f, seconds per row x%.2f%n", variant,
+        out.append(String.format(Locale.ROOT, "  %-10s node CPU per row x%.2f, job CPU per row x%.2f, seconds per row x%.2f%n", variant,
                 BulkRun.ratio(large.nodeMicrosPerRow(), small.nodeMicrosPerRow()), BulkRun.ratio(large.jobMicrosPerRow(), small.jobMicrosPerRow()),
                 BulkRun.ratio(1 / large.rowsPerSecond(), 1 / small.rowsPerSecond())));
     }

@@ -48,6 +48,12 @@ public final class SparkRebuildRun implements Callable<Integer> {
     @Option(names = "--warm-up-keyspace", description = "A table rebuilt first, its run printed first (the JIT compiler's share).")
     String warmUpKeyspace;
 
+    @Option(names = "--conf", paramLabel = "KEY=VALUE", description = "More Spark settings.")
+    java.util.Map<String, String> conf = new java.util.LinkedHashMap<>();
+
+    @Option(names = "--variant", defaultValue = "spark", description = "The measured run's name.")
+    String variant;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new SparkRebuildRun()).execute(args));
     }
@@ -63,14 +69,16 @@ public final class SparkRebuildRun implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        SparkSession spark = SparkSession.builder().master("local[*]").appName("gsi bench bulk").config("spark.ui.enabled", "false")
+        SparkSession.Builder builder = SparkSession.builder();
+        conf.forEach(builder::config);
+        SparkSession spark = builder.master("local[*]").appName("gsi bench bulk").config("spark.ui.enabled", "false")
                 .config("spark.cassandra.connection.host", host).config("spark.cassandra.connection.port", String.valueOf(port))
                 .config("spark.cassandra.connection.localDC", dc).getOrCreate();
         try {
             if (warmUpKeyspace != null) {
                 rebuild(spark, warmUpKeyspace, "spark-warm-up");
             }
-            rebuild(spark, keyspace, "spark");
+            rebuild(spark, keyspace, variant);
             return 0;
         } finally {
             spark.stop();

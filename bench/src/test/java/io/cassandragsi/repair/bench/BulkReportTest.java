@@ -49,14 +49,23 @@ class BulkReportTest {
         BulkRun spark = new BulkRun("spark", 100_000, 190_000, 10, 2, 10_000_000_000L, 30_000_000_000L, 2);
         BulkRun service2 = new BulkRun("service", 1_000_000, 1_900_000, 200, 2, 100_000_000_000L, 330_000_000_000L, 2);
         BulkRun spark2 = new BulkRun("spark", 1_000_000, 1_900_000, 100, 2, 100_000_000_000L, 300_000_000_000L, 2);
-        String text = BulkReport.format(List.of(new BulkReport.Size(100_000, SERVICE, spark), new BulkReport.Size(1_000_000, service2, spark2)));
-        assertThat(text).contains("100000    Spark/service per core: 2.00 (rows/s per core), 1.00 (rows per job CPU-second)");
+        String text = BulkReport.format(List.of(new BulkReport.Size(100_000, SERVICE, spark, null), new BulkReport.Size(1_000_000, service2, spark2, null)));
+        assertThat(text).contains("100000    spark/service per core: 2.00 (rows/s per core), 1.00 (rows per job CPU-second)");
         assertThat(text).contains("cost per row from 100000 to 1000000 rows (1.00 = flat):");
-        assertThat(text).contains("service node CPU per row x1.10, job CPU per row x1.00, seconds per row x1.00");
-        assertThat(text).contains("Spark   node CPU per row x1.00, job CPU per row x1.00, seconds per row x1.00");
+        assertThat(text).contains("service    node CPU per row x1.10, job CPU per row x1.00, seconds per row x1.00");
+        assertThat(text).contains("Spark      node CPU per row x1.00, job CPU per row x1.00, seconds per row x1.00");
         assertThat(text).contains("one executor core (Spark, 1000000 rows): 10000 rows per second of its CPU; here, sharing 2 cores with the node,"
                 + " 5000 rows/s per core");
         assertThat(text).contains("a billion rows: 27.8 executor core-hours of CPU and 83.3 Cassandra core-hours");
         assertThat(text).contains("55.6 core-hours at this machine's rate per core");
+    }
+
+    @Test
+    void should_compare_spark_with_other_settings_when_measured() {
+        BulkRun spark = new BulkRun("spark", 100_000, 190_000, 40, 2, 20_000_000_000L, 30_000_000_000L, 2);
+        BulkRun other = new BulkRun("spark-conf", 100_000, 190_000, 20, 2, 10_000_000_000L, 30_000_000_000L, 2);
+        String text = BulkReport.format(List.of(new BulkReport.Size(100_000, SERVICE, spark, other)));
+        assertThat(text).contains("100000    spark/service per core: 0.50").contains("100000    spark-conf/service per core: 1.00");
+        assertThat(text).contains("one executor core (Spark, 100000 rows): 5000 rows per second of its CPU");
     }
 }
