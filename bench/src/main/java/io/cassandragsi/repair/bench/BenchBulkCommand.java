@@ -39,19 +39,24 @@ import picocli.CommandLine.Spec;
  * prepared single-row inserts, {@value #VERSIONS} versions per key, up to each size in turn, then
  * flushed and compacted; before each rebuild the index tables are truncated and the node's
  * compactions awaited, so that each rebuild writes every entry into an empty index and neither
- * the load nor the other rebuild is measured. Each job's JVM first rebuilds a small table of
- * {@value #WARM_UP_ROWS} rows ({@value #WARM_UP_KEYSPACE}) unmeasured: the JIT compiler's work in
- * a fresh JVM is a fixed cost per executor, printed apart, not a cost per row.
+ * the load nor the other rebuild is measured. Before any measurement the service rebuilds a table
+ * of {@value #WARM_UP_ROWS} rows ({@value #WARM_UP_KEYSPACE}) {@value #WARM_UP_ROUNDS} times, so
+ * that the node's own JIT compiler has compiled its scan and write paths (a fresh node otherwise
+ * makes whichever rebuild comes first look dearer); each Spark JVM rebuilds that table once,
+ * unmeasured, before its measured rebuild: the JIT compiler's work in a fresh JVM is a fixed cost
+ * per executor, printed apart, not a cost per row.
  */
 @Command(name = "bulk", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Rebuild rows/s of the repair service's rebuild and of the Spark rebuild (local[*], child JVM) on the same"
                 + " versioned table, per size, with the node's CPU per row; one local node that this command starts."
-                + " Writes target/bench/bulk.json.", "Takes about 15 minutes; --quick about 3."})
+                + " Writes target/bench/bulk.json.", "Takes about 15 minutes; --quick about 6."})
 public final class BenchBulkCommand implements Callable<Integer> {
     static final String KEYSPACE = "bench_bulk";
     /** The small table each job's JVM rebuilds first, unmeasured, so that the JIT compiler is not in the figures. */
     static final String WARM_UP_KEYSPACE = "bench_bulk_warmup";
-    static final long WARM_UP_ROWS = 20_000;
+    static final long WARM_UP_ROWS = 100_000;
+    /** Rebuilds of the warm-up table by the service before any measurement: the node's read and write paths get compiled too. */
+    static final int WARM_UP_ROUNDS = 3;
     static final String INDEX = "by_a";
     static final int VERSIONS = 10;
     static final int IN_FLIGHT = 256;
@@ -114,10 +119,13 @@ public final class BenchBulkCommand implements Callable<Integer> {
             }
             load(node, WARM_UP_KEYSPACE, 0, WARM_UP_ROWS);
             Jobs jobs = new Jobs(node.session, GsiConfig.defaults());
-            long t0 = System.nanoTime();
-            jobs.rebuild(WARM_UP_KEYSPACE, BenchSchema.TABLE, INDEX, RebuildOptions.defaults(), ProgressListener.NONE);
-            out.printf(Locale.ROOT, "warm-up: the service rebuilt %d rows of %s in %.1f s%n", WARM_UP_ROWS, WARM_UP_KEYSPACE,
-                    (System.nanoTime() - t0) / 1e9);
+            for (int round = 1; round <= WARM_UP_ROUNDS; round++) {
+                long t0 = System.nanoTime();
+                jobs.rebuild(WARM_UP_KEYSPACE, BenchSchema.TABLE, INDEX, RebuildOptions.defaults(), ProgressListener.NONE);
+                out.printf(Locale.ROOT, "warm-up %d/%d: the service rebuilt %d rows of %s in %.1f s%n", round, WARM_UP_ROUNDS, WARM_UP_ROWS,
+                        WARM_UP_KEYSPACE, (System.nanoTime() - t0) / 1e9);
+                out.flush();
+            }
             long loaded = 0;
             for (long size : sizes) {
                 double rate = load(node, KEYSPACE, loaded, size);
@@ -234,7 +242,8 @@ public final class BenchBulkCommand implements Callable<Integer> {
         }
         root.putObject("config").put("versions_per_key", VERSIONS).put("indexes", 1).put("nodes", 1).put("splits", splits)
                 .put("load_in_flight", IN_FLIGHT)
-                .put("warm_up_rows", WARM_UP_ROWS);
+                .put("warm_up_rows", WARM_UP_ROWS)
+                .put("warm_up_rounds", WARM_UP_ROUNDS);
         root.putPOJO("spark_conf", sparkConf).putPOJO("compare_spark_conf", compareConf);
         Files.createDirectories(file.getParent());
         Files.writeString(file, mapper.writerWithDefaultPrettyPrinter().writeValueAsString(root));
