@@ -12,7 +12,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmarks against a local Cassandra 5.0 node started for the purpose.",
-        subcommands = {BenchWriteCommand.class, BenchReadCommand.class, BenchRepairCommand.class, BenchBucketCommand.class})
+        subcommands = {BenchWriteCommand.class, BenchReadCommand.class, BenchRepairCommand.class, BenchBucketCommand.class,
+            BenchBulkCommand.class})
 public final class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;
