@@ -38,7 +38,9 @@ import org.apache.cassandra.utils.ByteBufferUtil;
  * <p>A thread of its own, one turn a second, started with the maintainer when the node has {@code
  * cdc_enabled}, ended with it. What it cannot do is counted: segments Cassandra dropped first
  * ({@code cdc_total_space} full, with {@code cdc_block_writes: false}, so that no client write is
- * refused) leave their eventual writes to anti-entropy and {@code check --fix}.
+ * refused) are counted, and each with the epochs it was kept for ({@code cdc_lost_behind} of the
+ * progress record): should one of them stop without retiring before passing it, the repair service
+ * checks this node's ranges with {@code --fix} (docs/design.md section 7.11).
  */
 final class CdcBackstop implements Runnable {
     /** Indexes one update read back from the commit log as the trigger would have (IndexTrigger). */
@@ -61,6 +63,13 @@ final class CdcBackstop implements Runnable {
     private final Set<Integer> replayed = new HashSet<>();
     /** The maintainer's progress record claims no more than this (epoch ms; MAX_VALUE: no hold): {@link CdcRetention#holdBefore}. */
     private volatile long holdBefore = Long.MAX_VALUE;
+    /**
+     * Per epoch that was behind a segment Cassandra dropped: what the progress record carries as
+     * {@code cdc_lost_behind} ({@link io.cassandragsi.schema.CdcLosses}), for the repair service to judge.
+     */
+    private volatile java.util.Map<Integer, io.cassandragsi.schema.CdcLosses.Behind> lostBehind = java.util.Map.of();
+    /** The epochs' records of the last turn, for the losses its scan finds. */
+    private List<CdcRetention.Epoch> lastEpochs = List.of();
 
     CdcBackstop(Maintainer m, Replayer replayer, String progressKeyspace) {
         this.m = m;
@@ -102,10 +111,16 @@ final class CdcBackstop implements Runnable {
         return h == Long.MAX_VALUE ? null : Tids.minAtTicks(Tids.ticks(java.time.Instant.ofEpochMilli(h)));
     }
 
+    /** {@code cdc_lost_behind} of the progress record ({@link io.cassandragsi.schema.CdcLosses#format}): empty when nothing was lost. */
+    String lostBehind() {
+        return io.cassandragsi.schema.CdcLosses.format(lostBehind);
+    }
+
     /** One turn: note what the segments hold, replay for epochs that stopped, delete what every epoch has passed. */
     void turn(long now) throws IOException {
-        Map<String, Boolean> segments = scan(now);
         List<CdcRetention.Epoch> epochs = epochs();
+        lastEpochs = epochs;
+        Map<String, Boolean> segments = scan(now);
         holdBefore = Math.min(holdBefore, CdcRetention.holdBefore(epochs, m.shard, replayed, now));
         long sync = DatabaseDescriptor.getCommitLogSyncPeriod();
         List<Integer> due = new ArrayList<>();
@@ -162,9 +177,16 @@ final class CdcBackstop implements Runnable {
             if (!out.containsKey(gone)) {
                 if (!deleting.remove(gone)) {
                     m.metrics.cdcSegmentsLost.increment();
+                    List<io.cassandragsi.schema.CdcLosses.Behind> behind = CdcRetention.behind(changedAt.getOrDefault(gone, now), lastEpochs,
+                            replayed, now);
+                    Map<Integer, io.cassandragsi.schema.CdcLosses.Behind> merged = lostBehind;
+                    for (io.cassandragsi.schema.CdcLosses.Behind b : behind) {
+                        merged = io.cassandragsi.schema.CdcLosses.merge(merged, b);
+                    }
+                    lostBehind = merged;
                     CompiledTable.logRateLimited("gsi cdc backstop: Cassandra dropped CDC segment {} before every maintainer had passed it"
-                            + " (cdc_total_space full?); writes of tables in eventual indexing in it are left to anti-entropy and ./gsi check"
-                            + " --fix", gone);
+                            + " (cdc_total_space full?); kept for epoch(s) {}: should one stop without retiring before passing it, the repair"
+                            + " service checks this node's ranges with --fix", gone, behind.stream().map(b -> b.shard()).toList());
                 }
                 idxSeen.remove(gone);
                 changedAt.remove(gone);
