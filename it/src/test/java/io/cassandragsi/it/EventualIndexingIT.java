@@ -123,17 +123,7 @@ class EventualIndexingIT {
                 cluster.kill(0); // within the maintainer's 4 s: most of these writes are not indexed yet
                 System.out.println("node killed with kill -9 right after 300 acknowledged writes; starting it again");
                 cluster.start(0);
-                for (long deadline = System.currentTimeMillis() + 60_000;;) { // the driver reconnects on its own schedule
-                    try {
-                        session.execute("SELECT release_version FROM system.local");
-                        break;
-                    } catch (com.datastax.oss.driver.api.core.DriverException e) {
-                        if (System.currentTimeMillis() > deadline) {
-                            throw e;
-                        }
-                        Thread.sleep(500);
-                    }
-                }
+                awaitDriver(session);
                 new HistoryRun(session, other, seed + 2).write(5, 20, 1); // a write starts the new maintainer, and its CDC backstop
                 run.oracleFromBase(com.datastax.oss.driver.api.core.ConsistencyLevel.ALL);
 
@@ -169,7 +159,109 @@ class EventualIndexingIT {
                         assertThat(e.getValue().clean()).as("seed %d index %s after the CDC space ran out: %s", seed, e.getKey(), e.getValue())
                                 .isTrue();
                     }
+                    // the maintainer behind the dropped segments was alive and passes them: harmless, nothing to repair
+                    Map<?, ?> repairs = awaitCdcRepairs(service, "harmless", 1, 20_000);
+                    System.out.printf("seed %d after the CDC space ran out, cdc_repairs: %s%n", seed, repairs);
+                    assertThat(((Number) repairs.get("harmless")).intValue()).as("the loss cleared itself (cdc_repairs.harmless)").isPositive();
+                    assertThat(((Number) repairs.get("repaired_here")).longValue()).as("no repair for a harmless loss").isZero();
                 }
+                harmfulLoss(cluster, session, run, other, config, seed);
+            }
+        }
+    }
+
+    /**
+     * The targeted repair (docs/design.md section 7.11): the node's CDC segments vanish (as the space
+     * limit removes them) while its maintainer holds hundreds of unindexed writes, and the node is
+     * killed before that maintainer passes them. The backstop has nothing to replay them from, so the
+     * index lacks them; with anti-entropy off, the repair service's check --fix of the node's ranges,
+     * run because the record names the loss, makes the index equal the oracle, and status says so.
+     */
+    private static void harmfulLoss(LocalCluster cluster, CqlSession session, HistoryRun run, TableDef other, GsiConfig config, long seed)
+            throws Exception {
+        String lostBefore = lostBehindOfRunningEpoch(session);
+        run.write(20, 300, 2);
+        long written = System.currentTimeMillis();
+        Path cdcRaw = cluster.nodeDir(0).resolve("cdc_raw");
+        try (java.util.stream.Stream<Path> files = Files.list(cdcRaw)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Files.deleteIfExists(f); // what the space limit does to the oldest segments, here to every one
+            }
+        }
+        String lostNow = lostBefore;
+        while (lostNow.equals(lostBefore) && System.currentTimeMillis() < written + 3_000) { // the backstop notes it within a second
+            Thread.sleep(50);
+            lostNow = lostBehindOfRunningEpoch(session);
+        }
+        assertThat(lostNow).as("the progress record names the epochs the vanished segments were kept for").isNotEqualTo(lostBefore);
+        cluster.kill(0); // within the maintainer's 4 s settle: the last writes are not indexed
+        System.out.printf("segments deleted and the node killed %d ms after 300 acknowledged writes; cdc_lost_behind %s%n",
+                System.currentTimeMillis() - written, lostNow);
+        cluster.start(0);
+        awaitDriver(session);
+        new HistoryRun(session, other, seed + 3).write(5, 20, 1); // starts the new maintainer, and its CDC backstop
+        run.oracleFromBase(com.datastax.oss.driver.api.core.ConsistencyLevel.ALL);
+        for (long deadline = System.currentTimeMillis() + 60_000; replays(cluster) < 2 && System.currentTimeMillis() < deadline;) {
+            Thread.sleep(500); // the backstop replays the killed epoch from what is left
+        }
+        Map<String, HistoryRun.Drift> unrepaired = RepairServiceIT.awaitConverged(run, 0);
+        System.out.printf("seed %d after the harmful loss, replayed, before the service: %s%n", seed, unrepaired);
+        assertThat(unrepaired.values()).as("the writes in the vanished segments are missing from the index (the loss was harmful)")
+                .anyMatch(d -> !d.clean());
+        try (RepairService service = new RepairService(session, config).start()) { // anti-entropy off
+            Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 90_000);
+            Map<?, ?> repairs = awaitCdcRepairs(service, "done", 1, 30_000);
+            System.out.printf("seed %d after the targeted repair: %s; cdc_repairs %s%n", seed, drift, repairs);
+            for (Map.Entry<String, HistoryRun.Drift> e : drift.entrySet()) {
+                assertThat(e.getValue().clean()).as("seed %d index %s after the targeted repair: %s", seed, e.getKey(), e.getValue()).isTrue();
+            }
+            assertThat(((Number) repairs.get("repaired_here")).longValue()).as("the targeted repair ran once (cdc_repairs.repaired_here)")
+                    .isEqualTo(1);
+            assertThat(((Number) repairs.get("pending")).intValue()).isZero();
+            assertThat(((List<?>) service.status().get("nodes")).stream().map(n -> ((Map<?, ?>) n).get("cdc_repair")))
+                    .as("nodes[].cdc_repair").contains("repaired");
+        }
+    }
+
+    /** The {@code cdc_lost_behind} of the freshest running epoch's record ("" when none). */
+    private static String lostBehindOfRunningEpoch(CqlSession session) {
+        Row best = null;
+        for (Row r : session.execute("SELECT heartbeat, state, cdc_lost_behind FROM gsi.node_progress")) {
+            if ("running".equals(r.getString(1)) && (best == null || r.getInstant(0).isAfter(best.getInstant(0)))) {
+                best = r;
+            }
+        }
+        return best == null || best.getString(2) == null ? "" : best.getString(2);
+    }
+
+    /** Status's {@code cdc_repairs} once its {@code key} reaches {@code atLeast}, or as it is at the deadline. */
+    private static Map<?, ?> awaitCdcRepairs(RepairService service, String key, int atLeast, long timeoutMillis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        while (true) {
+            Map<?, ?> repairs = (Map<?, ?>) service.status().get("cdc_repairs");
+            if (((Number) repairs.get(key)).intValue() >= atLeast || System.currentTimeMillis() > deadline) {
+                return repairs;
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    /** How many times the node's backstop logged a replay of an epoch that stopped. */
+    private static long replays(LocalCluster cluster) throws java.io.IOException {
+        return Files.readAllLines(cluster.nodeLog(0)).stream().filter(l -> l.contains("gsi cdc backstop: maintainer epoch")).count();
+    }
+
+    /** Waits until the driver answers again after a restart (it reconnects on its own schedule). */
+    private static void awaitDriver(CqlSession session) throws InterruptedException {
+        for (long deadline = System.currentTimeMillis() + 60_000;;) {
+            try {
+                session.execute("SELECT release_version FROM system.local");
+                return;
+            } catch (com.datastax.oss.driver.api.core.DriverException e) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(500);
             }
         }
     }

@@ -59,6 +59,8 @@ final class CdcBackstop implements Runnable {
     private final Map<String, String> idxSeen = new HashMap<>();
     private final Map<String, Long> changedAt = new HashMap<>();
     private final Set<String> deleting = new HashSet<>();
+    /** Kept segments whose log is gone and whose index Cassandra still writes: lost, and still taking writes. */
+    private final Set<String> phantoms = new HashSet<>();
     /** Stopped epochs whose writes this node has replayed since it started. */
     private final Set<Integer> replayed = new HashSet<>();
     /** The maintainer's progress record claims no more than this (epoch ms; MAX_VALUE: no hold): {@link CdcRetention#holdBefore}. */
@@ -170,29 +172,47 @@ final class CdcBackstop implements Runnable {
                         changedAt.put(name, now);
                     }
                     out.put(name, idx.contains("COMPLETED"));
+                    if (!Files.exists(dir.resolve(name + ".log")) && !deleting.contains(name)) {
+                        // its log went without its index (Cassandra rewrites the index of the segment it writes): every write
+                        // it takes until it is finished is lost too, so the loss runs to now, turn after turn
+                        lost(name, now, now, phantoms.add(name));
+                    }
                 }
             }
         }
         for (String gone : new ArrayList<>(idxSeen.keySet())) {
             if (!out.containsKey(gone)) {
                 if (!deleting.remove(gone)) {
-                    m.metrics.cdcSegmentsLost.increment();
-                    List<io.cassandragsi.schema.CdcLosses.Behind> behind = CdcRetention.behind(changedAt.getOrDefault(gone, now), lastEpochs,
-                            replayed, now);
-                    Map<Integer, io.cassandragsi.schema.CdcLosses.Behind> merged = lostBehind;
-                    for (io.cassandragsi.schema.CdcLosses.Behind b : behind) {
-                        merged = io.cassandragsi.schema.CdcLosses.merge(merged, b);
-                    }
-                    lostBehind = merged;
-                    CompiledTable.logRateLimited("gsi cdc backstop: Cassandra dropped CDC segment {} before every maintainer had passed it"
-                            + " (cdc_total_space full?); kept for epoch(s) {}: should one stop without retiring before passing it, the repair"
-                            + " service checks this node's ranges with --fix", gone, behind.stream().map(b -> b.shard()).toList());
+                    // a finished segment changed last when it was finished; one still written to may have taken writes until now
+                    boolean finished = idxSeen.get(gone).contains("COMPLETED");
+                    lost(gone, finished ? changedAt.getOrDefault(gone, now) : now, now, !phantoms.contains(gone));
                 }
                 idxSeen.remove(gone);
                 changedAt.remove(gone);
+                phantoms.remove(gone);
             }
         }
         return out;
+    }
+
+    /**
+     * Records a segment lost (Cassandra removed it before every epoch had passed it) with its last
+     * change: the epochs it was kept for go into {@code cdc_lost_behind} ({@link CdcRetention#behind});
+     * {@code first} counts and logs it.
+     */
+    private void lost(String name, long lastChange, long now, boolean first) {
+        List<io.cassandragsi.schema.CdcLosses.Behind> behind = CdcRetention.behind(lastChange, lastEpochs, replayed, now);
+        Map<Integer, io.cassandragsi.schema.CdcLosses.Behind> merged = lostBehind;
+        for (io.cassandragsi.schema.CdcLosses.Behind b : behind) {
+            merged = io.cassandragsi.schema.CdcLosses.merge(merged, b);
+        }
+        lostBehind = merged;
+        if (first) {
+            m.metrics.cdcSegmentsLost.increment();
+            CompiledTable.logRateLimited("gsi cdc backstop: Cassandra dropped CDC segment {} before every maintainer had passed it"
+                    + " (cdc_total_space full?); kept for epoch(s) {}: should one stop without retiring before passing it, the repair"
+                    + " service checks this node's ranges with --fix", name, behind.stream().map(b -> b.shard()).toList());
+        }
     }
 
     /** Every epoch's progress record, at the maintainer's read level. */
@@ -240,6 +260,9 @@ final class CdcBackstop implements Runnable {
             }
         };
         for (String name : segments) {
+            if (phantoms.contains(name)) {
+                continue; // its log is gone: counted as lost
+            }
             try {
                 // the last section of a segment still being written is read once Cassandra has synced it (tolerated as truncated)
                 new CommitLogReader().readCommitLogSegment(handler, new org.apache.cassandra.io.util.File(dir.resolve(name + ".log")),
