@@ -26,8 +26,8 @@ public final class NodeProgressLayout {
     public static final String C_RETRIED = "retried";
     /**
      * CDC segments Cassandra dropped before every maintainer had passed them ({@code cdc_total_space}
-     * full, docs/design.md section 7.11): writes of tables in eventual indexing in them are left to
-     * {@code ./gsi check --fix}. Added by {@code schema apply} to older tables; a node writes it only
+     * full, docs/design.md section 7.11), counted; {@link #C_CDC_LOST_BEHIND} says whether they
+     * need the repair service's targeted {@code check --fix}. Added by {@code schema apply} to older tables; a node writes it only
      * where the column exists.
      */
     public static final String C_CDC_LOST = "cdc_lost";
