@@ -185,19 +185,34 @@ class EventualIndexingIT {
         run.write(20, 300, 2);
         long written = System.currentTimeMillis();
         Path cdcRaw = cluster.nodeDir(0).resolve("cdc_raw");
-        try (java.util.stream.Stream<Path> files = Files.list(cdcRaw)) {
-            for (Path f : (Iterable<Path>) files::iterator) {
-                Files.deleteIfExists(f); // what the space limit does to the oldest segments, here to every one
+        List<Path> logs = new ArrayList<>();
+        while (System.currentTimeMillis() < written + 2_000) { // the backstop knows a segment by its index, written at the next sync
+            logs.clear();
+            boolean indexed = true;
+            try (java.util.stream.Stream<Path> files = Files.list(cdcRaw)) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    if (f.toString().endsWith(".log")) {
+                        logs.add(f);
+                        indexed &= Files.exists(Path.of(f.toString().replace(".log", "_cdc.idx")));
+                    }
+                }
             }
+            if (indexed && !logs.isEmpty()) {
+                break;
+            }
+            Thread.sleep(50);
+        }
+        for (Path log : logs) {
+            Files.deleteIfExists(log); // the segments' data gone, as the space limit removes it (the backstop sees an index without its log)
         }
         String lostNow = lostBefore;
-        while (lostNow.equals(lostBefore) && System.currentTimeMillis() < written + 3_500) { // the backstop notes it within a second or two
+        while (lostNow.equals(lostBefore) && System.currentTimeMillis() < written + 3_500) { // the backstop notes it within a second
             Thread.sleep(50);
             lostNow = lostBehindOfRunningEpoch(session);
         }
         assertThat(lostNow).as("the progress record names the epochs the vanished segments were kept for").isNotEqualTo(lostBefore);
         cluster.kill(0); // within the maintainer's 4 s settle: the last writes are not indexed
-        System.out.printf("segments deleted and the node killed %d ms after 300 acknowledged writes; cdc_lost_behind %s%n",
+        System.out.printf("%d segment(s) deleted and the node killed %d ms after 300 acknowledged writes; cdc_lost_behind %s%n", logs.size(),
                 System.currentTimeMillis() - written, lostNow);
         cluster.start(0);
         awaitDriver(session);
@@ -210,10 +225,12 @@ class EventualIndexingIT {
         System.out.printf("seed %d after the harmful loss, replayed, before the service: %s%n", seed, unrepaired);
         assertThat(unrepaired.values()).as("the writes in the vanished segments are missing from the index (the loss was harmful)")
                 .anyMatch(d -> !d.clean());
+        System.out.println("progress records before the service: " + progressRecords(session));
         try (RepairService service = new RepairService(session, config).start()) { // anti-entropy off
             Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 90_000);
             Map<?, ?> repairs = awaitCdcRepairs(service, "done", 1, 30_000);
             System.out.printf("seed %d after the targeted repair: %s; cdc_repairs %s%n", seed, drift, repairs);
+            System.out.println("progress records after: " + progressRecords(session));
             for (Map.Entry<String, HistoryRun.Drift> e : drift.entrySet()) {
                 assertThat(e.getValue().clean()).as("seed %d index %s after the targeted repair: %s", seed, e.getKey(), e.getValue()).isTrue();
             }
@@ -223,6 +240,17 @@ class EventualIndexingIT {
             assertThat(((List<?>) service.status().get("nodes")).stream().map(n -> String.valueOf(((Map<?, ?>) n).get("cdc_repair"))).toList())
                     .as("nodes[].cdc_repair").contains("repaired");
         }
+    }
+
+    /** The progress records, for the log: shard, state, heartbeat and done_before (epoch ms), cdc_lost_behind, cdc_repaired. */
+    private static List<String> progressRecords(CqlSession session) {
+        List<String> out = new ArrayList<>();
+        for (Row r : session.execute("SELECT shard, state, heartbeat, done_before, cdc_lost_behind, cdc_repaired FROM gsi.node_progress")) {
+            out.add(r.getInt(0) + " " + r.getString(1) + " hb=" + (r.isNull(2) ? null : r.getInstant(2).toEpochMilli()) + " done_before="
+                    + (r.isNull(3) ? null : io.cassandragsi.index.Tids.instant(r.getUuid(3)).toEpochMilli()) + " lost_behind=" + r.getString(4)
+                    + " repaired=" + r.getString(5));
+        }
+        return out;
     }
 
     /** The {@code cdc_lost_behind} of the freshest running epoch's record ("" when none). */
