@@ -100,6 +100,8 @@ class EventualIndexingIT {
         try (LocalCluster cluster = LocalCluster.builder().nodes(1).workDir(Path.of("target", "it-eventual-kill")).firstAddress("127.0.7.1")
                 .jmxPortBase(7799).heap("768M").triggerJar(jar).jvmOption("-Dgsi.maintainer.settle_ms=4000")
                 .yaml("cdc_total_space", "4MiB").yaml("commitlog_segment_size", "1MiB")
+                // a segment's _cdc.idx is written at each sync, and what kill -9 loses is the last sync period: a quarter second
+                .yaml("commitlog_sync_period", "250ms")
                 .startupTimeout(Duration.ofMinutes(3)).build()) {
             cluster.start();
             try (CqlSession session = CqlSession.builder().addContactPoints(cluster.contactPoints()).withLocalDatacenter(cluster.localDatacenter())
@@ -123,17 +125,7 @@ class EventualIndexingIT {
                 cluster.kill(0); // within the maintainer's 4 s: most of these writes are not indexed yet
                 System.out.println("node killed with kill -9 right after 300 acknowledged writes; starting it again");
                 cluster.start(0);
-                for (long deadline = System.currentTimeMillis() + 60_000;;) { // the driver reconnects on its own schedule
-                    try {
-                        session.execute("SELECT release_version FROM system.local");
-                        break;
-                    } catch (com.datastax.oss.driver.api.core.DriverException e) {
-                        if (System.currentTimeMillis() > deadline) {
-                            throw e;
-                        }
-                        Thread.sleep(500);
-                    }
-                }
+                awaitDriver(session);
                 new HistoryRun(session, other, seed + 2).write(5, 20, 1); // a write starts the new maintainer, and its CDC backstop
                 run.oracleFromBase(com.datastax.oss.driver.api.core.ConsistencyLevel.ALL);
 
@@ -169,7 +161,138 @@ class EventualIndexingIT {
                         assertThat(e.getValue().clean()).as("seed %d index %s after the CDC space ran out: %s", seed, e.getKey(), e.getValue())
                                 .isTrue();
                     }
+                    // the maintainer behind the dropped segments was alive and passes them: harmless, nothing to repair
+                    Map<?, ?> repairs = awaitCdcRepairs(service, "harmless", 1, 20_000);
+                    System.out.printf("seed %d after the CDC space ran out, cdc_repairs: %s%n", seed, repairs);
+                    assertThat(((Number) repairs.get("harmless")).intValue()).as("the loss cleared itself (cdc_repairs.harmless)").isPositive();
+                    assertThat(((Number) repairs.get("repaired_here")).longValue()).as("no repair for a harmless loss").isZero();
                 }
+                harmfulLoss(cluster, session, run, other, config, seed);
+            }
+        }
+    }
+
+    /**
+     * The targeted repair (docs/design.md section 7.11): the node's CDC segments vanish (as the space
+     * limit removes them) while its maintainer holds hundreds of unindexed writes, and the node is
+     * killed before that maintainer passes them. The backstop has nothing to replay them from, so the
+     * index lacks them; with anti-entropy off, the repair service's check --fix of the node's ranges,
+     * run because the record names the loss, makes the index equal the oracle, and status says so.
+     */
+    private static void harmfulLoss(LocalCluster cluster, CqlSession session, HistoryRun run, TableDef other, GsiConfig config, long seed)
+            throws Exception {
+        String lostBefore = lostBehindOfRunningEpoch(session);
+        run.write(20, 300, 2);
+        long written = System.currentTimeMillis();
+        Path cdcRaw = cluster.nodeDir(0).resolve("cdc_raw");
+        List<Path> logs = new ArrayList<>();
+        while (System.currentTimeMillis() < written + 2_000) { // the backstop knows a segment by its index, written at the next sync
+            logs.clear();
+            boolean indexed = true;
+            try (java.util.stream.Stream<Path> files = Files.list(cdcRaw)) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    if (f.toString().endsWith(".log")) {
+                        logs.add(f);
+                        indexed &= Files.exists(Path.of(f.toString().replace(".log", "_cdc.idx")));
+                    }
+                }
+            }
+            if (indexed && !logs.isEmpty()) {
+                break;
+            }
+            Thread.sleep(50);
+        }
+        for (Path log : logs) {
+            Files.deleteIfExists(log); // the segments' data gone, as the space limit removes it (the backstop sees an index without its log)
+        }
+        String lostNow = lostBefore;
+        while (lostNow.equals(lostBefore) && System.currentTimeMillis() < written + 3_500) { // the backstop notes it within a second
+            Thread.sleep(50);
+            lostNow = lostBehindOfRunningEpoch(session);
+        }
+        assertThat(lostNow).as("the progress record names the epochs the vanished segments were kept for").isNotEqualTo(lostBefore);
+        Thread.sleep(600); // on this one node (RF 1), the record must be past a commit log sync before kill -9, or the loss dies with it
+        cluster.kill(0); // within the maintainer's 4 s settle: the last writes are not indexed
+        System.out.printf("%d segment(s) deleted and the node killed %d ms after 300 acknowledged writes; cdc_lost_behind %s%n", logs.size(),
+                System.currentTimeMillis() - written, lostNow);
+        cluster.start(0);
+        awaitDriver(session);
+        new HistoryRun(session, other, seed + 3).write(5, 20, 1); // starts the new maintainer, and its CDC backstop
+        run.oracleFromBase(com.datastax.oss.driver.api.core.ConsistencyLevel.ALL);
+        for (long deadline = System.currentTimeMillis() + 60_000; replays(cluster) < 2 && System.currentTimeMillis() < deadline;) {
+            Thread.sleep(500); // the backstop replays the killed epoch from what is left
+        }
+        Map<String, HistoryRun.Drift> unrepaired = RepairServiceIT.awaitConverged(run, 0);
+        System.out.printf("seed %d after the harmful loss, replayed, before the service: %s%n", seed, unrepaired);
+        assertThat(unrepaired.values()).as("the writes in the vanished segments are missing from the index (the loss was harmful)")
+                .anyMatch(d -> !d.clean());
+        System.out.println("progress records before the service: " + progressRecords(session));
+        try (RepairService service = new RepairService(session, config).start()) { // anti-entropy off
+            Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 90_000);
+            Map<?, ?> repairs = awaitCdcRepairs(service, "done", 1, 30_000);
+            System.out.printf("seed %d after the targeted repair: %s; cdc_repairs %s%n", seed, drift, repairs);
+            System.out.println("progress records after: " + progressRecords(session));
+            for (Map.Entry<String, HistoryRun.Drift> e : drift.entrySet()) {
+                assertThat(e.getValue().clean()).as("seed %d index %s after the targeted repair: %s", seed, e.getKey(), e.getValue()).isTrue();
+            }
+            assertThat(((Number) repairs.get("repaired_here")).longValue()).as("the targeted repair ran once (cdc_repairs.repaired_here)")
+                    .isEqualTo(1);
+            assertThat(((Number) repairs.get("pending")).intValue()).isZero();
+            assertThat(((List<?>) service.status().get("nodes")).stream().map(n -> String.valueOf(((Map<?, ?>) n).get("cdc_repair"))).toList())
+                    .as("nodes[].cdc_repair").contains("repaired");
+        }
+    }
+
+    /** The progress records, for the log: shard, state, heartbeat and done_before (epoch ms), cdc_lost_behind, cdc_repaired. */
+    private static List<String> progressRecords(CqlSession session) {
+        List<String> out = new ArrayList<>();
+        for (Row r : session.execute("SELECT shard, state, heartbeat, done_before, cdc_lost_behind, cdc_repaired FROM gsi.node_progress")) {
+            out.add(r.getInt(0) + " " + r.getString(1) + " hb=" + (r.isNull(2) ? null : r.getInstant(2).toEpochMilli()) + " done_before="
+                    + (r.isNull(3) ? null : io.cassandragsi.index.Tids.instant(r.getUuid(3)).toEpochMilli()) + " lost_behind=" + r.getString(4)
+                    + " repaired=" + r.getString(5));
+        }
+        return out;
+    }
+
+    /** The {@code cdc_lost_behind} of the freshest running epoch's record ("" when none). */
+    private static String lostBehindOfRunningEpoch(CqlSession session) {
+        Row best = null;
+        for (Row r : session.execute("SELECT heartbeat, state, cdc_lost_behind FROM gsi.node_progress")) {
+            if ("running".equals(r.getString(1)) && (best == null || r.getInstant(0).isAfter(best.getInstant(0)))) {
+                best = r;
+            }
+        }
+        return best == null || best.getString(2) == null ? "" : best.getString(2);
+    }
+
+    /** Status's {@code cdc_repairs} once its {@code key} reaches {@code atLeast}, or as it is at the deadline. */
+    private static Map<?, ?> awaitCdcRepairs(RepairService service, String key, int atLeast, long timeoutMillis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        while (true) {
+            Map<?, ?> repairs = (Map<?, ?>) service.status().get("cdc_repairs");
+            if (((Number) repairs.get(key)).intValue() >= atLeast || System.currentTimeMillis() > deadline) {
+                return repairs;
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    /** How many times the node's backstop logged a replay of an epoch that stopped. */
+    private static long replays(LocalCluster cluster) throws java.io.IOException {
+        return Files.readAllLines(cluster.nodeLog(0)).stream().filter(l -> l.contains("gsi cdc backstop: maintainer epoch")).count();
+    }
+
+    /** Waits until the driver answers again after a restart (it reconnects on its own schedule). */
+    private static void awaitDriver(CqlSession session) throws InterruptedException {
+        for (long deadline = System.currentTimeMillis() + 60_000;;) {
+            try {
+                session.execute("SELECT release_version FROM system.local");
+                return;
+            } catch (com.datastax.oss.driver.api.core.DriverException e) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(500);
             }
         }
     }

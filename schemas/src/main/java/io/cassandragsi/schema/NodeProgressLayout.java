@@ -26,11 +26,23 @@ public final class NodeProgressLayout {
     public static final String C_RETRIED = "retried";
     /**
      * CDC segments Cassandra dropped before every maintainer had passed them ({@code cdc_total_space}
-     * full, docs/design.md section 7.11): writes of tables in eventual indexing in them are left to
-     * {@code ./gsi check --fix}. Added by {@code schema apply} to older tables; a node writes it only
+     * full, docs/design.md section 7.11), counted; {@link #C_CDC_LOST_BEHIND} says whether they
+     * need the repair service's targeted {@code check --fix}. Added by {@code schema apply} to older tables; a node writes it only
      * where the column exists.
      */
     public static final String C_CDC_LOST = "cdc_lost";
+    /**
+     * Per maintainer epoch that was behind a CDC segment this epoch's node lost, its done_before then
+     * and the segment's last change ({@link CdcLosses}, docs/design.md section 7.11): what tells a
+     * harmless loss from one the repair service must repair. Written by the node, with {@link
+     * #C_CDC_LOST}; added by {@code schema apply} to older tables.
+     */
+    public static final String C_CDC_LOST_BEHIND = "cdc_lost_behind";
+    /**
+     * Written by the repair service once its targeted {@code check --fix} of the node's ranges is
+     * done: the {@link #C_CDC_LOST_BEHIND} entries it covered, in the same form.
+     */
+    public static final String C_CDC_REPAIRED = "cdc_repaired";
     /** Written by the repair service: the epoch's markers are swept up to here. */
     public static final String C_SWEPT_TO = "swept_to";
     public static final String C_SWEPT_BY = "swept_by";
@@ -61,6 +73,12 @@ public final class NodeProgressLayout {
         return "ALTER TABLE " + Cql.qualified(keyspace, TABLE) + " ADD " + C_CDC_LOST + " bigint;";
     }
 
+    /** {@link #C_CDC_LOST_BEHIND} and {@link #C_CDC_REPAIRED} for a table created before them. */
+    public static java.util.List<String> addCdcRepair(String keyspace) {
+        return java.util.List.of("ALTER TABLE " + Cql.qualified(keyspace, TABLE) + " ADD " + C_CDC_LOST_BEHIND + " text;",
+                "ALTER TABLE " + Cql.qualified(keyspace, TABLE) + " ADD " + C_CDC_REPAIRED + " text;");
+    }
+
     public static String createTable(String keyspace, QueueLayout.Settings queue) {
         return "CREATE TABLE IF NOT EXISTS " + Cql.qualified(keyspace, TABLE) + " (\n"
                 + "  shard int PRIMARY KEY,\n"
@@ -74,6 +92,8 @@ public final class NodeProgressLayout {
                 + "  handed_off bigint,\n"
                 + "  retried bigint,\n"
                 + "  cdc_lost bigint,\n"
+                + "  cdc_lost_behind text,\n"
+                + "  cdc_repaired text,\n"
                 + "  swept_to timeuuid,\n"
                 + "  swept_by text\n"
                 + ") WITH default_time_to_live = " + queue.ttlSeconds() + "\n"

@@ -38,7 +38,9 @@ import org.apache.cassandra.utils.ByteBufferUtil;
  * <p>A thread of its own, one turn a second, started with the maintainer when the node has {@code
  * cdc_enabled}, ended with it. What it cannot do is counted: segments Cassandra dropped first
  * ({@code cdc_total_space} full, with {@code cdc_block_writes: false}, so that no client write is
- * refused) leave their eventual writes to anti-entropy and {@code check --fix}.
+ * refused) are counted, and each with the epochs it was kept for ({@code cdc_lost_behind} of the
+ * progress record): should one of them stop without retiring before passing it, the repair service
+ * checks this node's ranges with {@code --fix} (docs/design.md section 7.11).
  */
 final class CdcBackstop implements Runnable {
     /** Indexes one update read back from the commit log as the trigger would have (IndexTrigger). */
@@ -57,10 +59,19 @@ final class CdcBackstop implements Runnable {
     private final Map<String, String> idxSeen = new HashMap<>();
     private final Map<String, Long> changedAt = new HashMap<>();
     private final Set<String> deleting = new HashSet<>();
+    /** Kept segments whose log is gone and whose index Cassandra still writes: lost, and still taking writes. */
+    private final Set<String> phantoms = new HashSet<>();
     /** Stopped epochs whose writes this node has replayed since it started. */
     private final Set<Integer> replayed = new HashSet<>();
     /** The maintainer's progress record claims no more than this (epoch ms; MAX_VALUE: no hold): {@link CdcRetention#holdBefore}. */
     private volatile long holdBefore = Long.MAX_VALUE;
+    /**
+     * Per epoch that was behind a segment Cassandra dropped: what the progress record carries as
+     * {@code cdc_lost_behind} ({@link io.cassandragsi.schema.CdcLosses}), for the repair service to judge.
+     */
+    private volatile java.util.Map<Integer, io.cassandragsi.schema.CdcLosses.Behind> lostBehind = java.util.Map.of();
+    /** The epochs' records of the last turn, for the losses its scan finds. */
+    private List<CdcRetention.Epoch> lastEpochs = List.of();
 
     CdcBackstop(Maintainer m, Replayer replayer, String progressKeyspace) {
         this.m = m;
@@ -102,10 +113,16 @@ final class CdcBackstop implements Runnable {
         return h == Long.MAX_VALUE ? null : Tids.minAtTicks(Tids.ticks(java.time.Instant.ofEpochMilli(h)));
     }
 
+    /** {@code cdc_lost_behind} of the progress record ({@link io.cassandragsi.schema.CdcLosses#format}): empty when nothing was lost. */
+    String lostBehind() {
+        return io.cassandragsi.schema.CdcLosses.format(lostBehind);
+    }
+
     /** One turn: note what the segments hold, replay for epochs that stopped, delete what every epoch has passed. */
     void turn(long now) throws IOException {
-        Map<String, Boolean> segments = scan(now);
         List<CdcRetention.Epoch> epochs = epochs();
+        lastEpochs = epochs;
+        Map<String, Boolean> segments = scan(now);
         holdBefore = Math.min(holdBefore, CdcRetention.holdBefore(epochs, m.shard, replayed, now));
         long sync = DatabaseDescriptor.getCommitLogSyncPeriod();
         List<Integer> due = new ArrayList<>();
@@ -155,22 +172,47 @@ final class CdcBackstop implements Runnable {
                         changedAt.put(name, now);
                     }
                     out.put(name, idx.contains("COMPLETED"));
+                    if (!Files.exists(dir.resolve(name + ".log")) && !deleting.contains(name)) {
+                        // its log went without its index (Cassandra rewrites the index of the segment it writes): every write
+                        // it takes until it is finished is lost too, so the loss runs to now, turn after turn
+                        lost(name, now, now, phantoms.add(name));
+                    }
                 }
             }
         }
         for (String gone : new ArrayList<>(idxSeen.keySet())) {
             if (!out.containsKey(gone)) {
                 if (!deleting.remove(gone)) {
-                    m.metrics.cdcSegmentsLost.increment();
-                    CompiledTable.logRateLimited("gsi cdc backstop: Cassandra dropped CDC segment {} before every maintainer had passed it"
-                            + " (cdc_total_space full?); writes of tables in eventual indexing in it are left to anti-entropy and ./gsi check"
-                            + " --fix", gone);
+                    // a finished segment changed last when it was finished; one still written to may have taken writes until now
+                    boolean finished = idxSeen.get(gone).contains("COMPLETED");
+                    lost(gone, finished ? changedAt.getOrDefault(gone, now) : now, now, !phantoms.contains(gone));
                 }
                 idxSeen.remove(gone);
                 changedAt.remove(gone);
+                phantoms.remove(gone);
             }
         }
         return out;
+    }
+
+    /**
+     * Records a segment lost (Cassandra removed it before every epoch had passed it) with its last
+     * change: the epochs it was kept for go into {@code cdc_lost_behind} ({@link CdcRetention#behind});
+     * {@code first} counts and logs it.
+     */
+    private void lost(String name, long lastChange, long now, boolean first) {
+        List<io.cassandragsi.schema.CdcLosses.Behind> behind = CdcRetention.behind(lastChange, lastEpochs, replayed, now);
+        Map<Integer, io.cassandragsi.schema.CdcLosses.Behind> merged = lostBehind;
+        for (io.cassandragsi.schema.CdcLosses.Behind b : behind) {
+            merged = io.cassandragsi.schema.CdcLosses.merge(merged, b);
+        }
+        lostBehind = merged;
+        if (first) {
+            m.metrics.cdcSegmentsLost.increment();
+            CompiledTable.logRateLimited("gsi cdc backstop: Cassandra dropped CDC segment {} before every maintainer had passed it"
+                    + " (cdc_total_space full?); kept for epoch(s) {}: should one stop without retiring before passing it, the repair"
+                    + " service checks this node's ranges with --fix", name, behind.stream().map(b -> b.shard()).toList());
+        }
     }
 
     /** Every epoch's progress record, at the maintainer's read level. */
@@ -218,6 +260,9 @@ final class CdcBackstop implements Runnable {
             }
         };
         for (String name : segments) {
+            if (phantoms.contains(name)) {
+                continue; // its log is gone: counted as lost
+            }
             try {
                 // the last section of a segment still being written is read once Cassandra has synced it (tolerated as truncated)
                 new CommitLogReader().readCommitLogSegment(handler, new org.apache.cassandra.io.util.File(dir.resolve(name + ".log")),

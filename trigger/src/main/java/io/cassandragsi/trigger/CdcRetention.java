@@ -11,7 +11,7 @@ final class CdcRetention {
     /** A maintainer silent this long has stopped: the repair service's rule (docs/design.md section 7.9). */
     static final long STOPPED_AFTER_MS = io.cassandragsi.schema.NodeProgressLayout.STOPPED_AFTER_MILLIS;
     /** How far the nodes' clocks may be apart: a segment is kept this much past the progress that covers it. */
-    static final long SKEW_MS = 1_000;
+    static final long SKEW_MS = io.cassandragsi.schema.CdcLosses.SKEW_MS;
 
     private CdcRetention() {}
 
@@ -72,5 +72,27 @@ final class CdcRetention {
             }
         }
         return true;
+    }
+
+    /**
+     * The epochs a segment that vanished unasked was kept for (the reverse of {@link #deletable}),
+     * with their done_before then and the segment's last change (docs/design.md section 7.11): a
+     * running one not past it by the skew, a stopped one not replayed here. Only these can have a
+     * write in it that no one indexed; the repair service judges each later ({@link
+     * io.cassandragsi.schema.CdcLosses#judge}).
+     */
+    static java.util.List<io.cassandragsi.schema.CdcLosses.Behind> behind(long lastChangeMillis, Collection<Epoch> epochs, Set<Integer> replayed,
+            long nowMillis) {
+        java.util.List<io.cassandragsi.schema.CdcLosses.Behind> out = new java.util.ArrayList<>();
+        for (Epoch e : epochs) {
+            if (e.retired()) {
+                continue;
+            }
+            boolean kept = e.stopped(nowMillis) ? !replayed.contains(e.shard()) : e.doneBeforeMillis() <= lastChangeMillis + SKEW_MS;
+            if (kept) {
+                out.add(new io.cassandragsi.schema.CdcLosses.Behind(e.shard(), e.doneBeforeMillis(), lastChangeMillis));
+            }
+        }
+        return out;
     }
 }

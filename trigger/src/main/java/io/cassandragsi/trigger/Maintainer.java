@@ -295,6 +295,12 @@ final class Maintainer implements NodeFeed {
         return hold != null && Tids.compare(hold, before) < 0 ? hold : before;
     }
 
+    /** The CDC backstop's record of the segments Cassandra dropped before every epoch had passed them (empty: none, or no backstop). */
+    private String cdcLostBehind() {
+        CdcBackstop b = backstop;
+        return b == null ? "" : b.lostBehind();
+    }
+
     /**
      * How often the progress record is written: the safe time of tables in node mode trails by about
      * this plus the service's reading of it (docs/design.md section 7.10).
@@ -316,7 +322,7 @@ final class Maintainer implements NodeFeed {
                     before = doneBefore();
                 }
                 if (before != null) {
-                    progress.write(before, NodeProgressLayout.RUNNING, metrics);
+                    progress.write(before, NodeProgressLayout.RUNNING, metrics, cdcLostBehind());
                 }
             } catch (InterruptedException e) {
                 return;
@@ -395,7 +401,8 @@ final class Maintainer implements NodeFeed {
             while (before == null && System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(1)) {
                 before = doneBefore();
             }
-            progress.write(before != null ? before : unfinished.isEmpty() ? newId() : unfinished.firstKey(), NodeProgressLayout.RETIRED, metrics);
+            progress.write(before != null ? before : unfinished.isEmpty() ? newId() : unfinished.firstKey(), NodeProgressLayout.RETIRED, metrics,
+                    cdcLostBehind());
         } catch (RuntimeException e) {
             IndexTrigger.LOG.warn("gsi maintainer: could not record its retirement ({}); the repair service sweeps its shard once its"
                     + " heartbeat is old", e.toString());

@@ -50,6 +50,6 @@ public interface MaintainerMetricsMBean {
     /** CDC segments deleted once every maintainer had passed them. */
     long getCdcSegmentsDeleted();
 
-    /** CDC segments Cassandra dropped before the backstop could (cdc_total_space full): their eventual writes wait for check --fix. */
+    /** CDC segments Cassandra dropped before the backstop could (cdc_total_space full): the repair service repairs them if an epoch behind them stops first. */
     long getCdcSegmentsLost();
 }

@@ -39,6 +39,11 @@ final class NodeProgress {
 
     /** Writes the heartbeat (now), {@code doneBefore}, the state and the counters; blocks until acknowledged or throws. */
     void write(UUID doneBefore, String state, MaintainerMetrics metrics) {
+        write(doneBefore, state, metrics, "");
+    }
+
+    /** As {@link #write(UUID, String, MaintainerMetrics)}, with the CDC backstop's {@code cdc_lost_behind} (empty: nothing lost). */
+    void write(UUID doneBefore, String state, MaintainerMetrics metrics, String cdcLostBehind) {
         // the table as it is now: schema apply may have added a column since the maintainer started
         TableMetadata latest = org.apache.cassandra.schema.Schema.instance.getTableMetadata(table.keyspace, table.name);
         TableMetadata t = latest == null ? table : latest;
@@ -58,6 +63,10 @@ final class NodeProgress {
         ColumnMetadata lost = t.getColumn(ByteBufferUtil.bytes(NodeProgressLayout.C_CDC_LOST));
         if (lost != null) { // a table from before it lacks the column until schema apply adds it
             b.addCell(BufferCell.expiring(lost, nowMicros, ttl, nowInSec, ByteBufferUtil.bytes(metrics.cdcSegmentsLost.sum())));
+        }
+        ColumnMetadata behind = t.getColumn(ByteBufferUtil.bytes(NodeProgressLayout.C_CDC_LOST_BEHIND));
+        if (behind != null && !cdcLostBehind.isEmpty()) { // written once there is a loss, and then every time (the record's TTL)
+            b.addCell(BufferCell.expiring(behind, nowMicros, ttl, nowInSec, ByteBufferUtil.bytes(cdcLostBehind)));
         }
         Mutation m = new Mutation(PartitionUpdate.singleRowUpdate(t, ByteBufferUtil.bytes(shard), b.build()));
         NodeWrites.send(List.of(m), cl);

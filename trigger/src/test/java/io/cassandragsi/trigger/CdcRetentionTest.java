@@ -65,4 +65,21 @@ class CdcRetentionTest {
                 .isEqualTo(Long.MAX_VALUE);
         assertThat(CdcRetention.holdBefore(List.of(silentFor(1, 60_000)), 1, Set.of(), NOW)).as("never its own epoch").isEqualTo(Long.MAX_VALUE);
     }
+
+    @Test
+    void should_name_as_behind_a_lost_segment_exactly_the_epochs_it_was_kept_for() {
+        long changed = NOW - 5_000;
+        CdcRetention.Epoch past = running(1, changed + CdcRetention.SKEW_MS + 1);
+        CdcRetention.Epoch slow = running(2, changed);
+        CdcRetention.Epoch stopped = silentFor(3, 30_000);
+        CdcRetention.Epoch replayedHere = silentFor(4, 30_000);
+        CdcRetention.Epoch retired = new CdcRetention.Epoch(5, true, NOW - 30_000, changed - 10_000);
+        List<CdcRetention.Epoch> all = List.of(past, slow, stopped, replayedHere, retired);
+        assertThat(CdcRetention.behind(changed, all, Set.of(4), NOW)).extracting(b -> b.shard()).containsExactly(2, 3);
+        assertThat(CdcRetention.behind(changed, all, Set.of(4), NOW).get(0).doneBeforeMillis()).isEqualTo(changed);
+        assertThat(CdcRetention.behind(changed, all, Set.of(4), NOW)).allMatch(b -> b.lastChangeMillis() == changed);
+        assertThat(CdcRetention.deletable(changed, List.of(past, replayedHere, retired), Set.of(4), NOW))
+                .as("behind is empty exactly when the segment was deletable").isTrue();
+        assertThat(CdcRetention.behind(changed, List.of(past, replayedHere, retired), Set.of(4), NOW)).isEmpty();
+    }
 }

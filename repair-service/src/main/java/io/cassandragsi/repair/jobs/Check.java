@@ -142,6 +142,27 @@ final class Check<H extends RowHistory> {
     }
 
     /**
+     * One pass over one range, without the bucket check: {@code base} the first (base to index),
+     * else the second of every target (index to base). For a caller that scans the two passes over
+     * different ranges (the targeted repair of lost CDC segments, docs/design.md section 7.11).
+     */
+    boolean runPass(boolean base, TokenRange range, Progress progress, BooleanSupplier stop) throws InterruptedException {
+        this.progress = progress;
+        if (inFlight == null) {
+            inFlight = new InFlight(options.maxInFlight());
+        }
+        if (base) {
+            return baseRange(range, stop, null);
+        }
+        for (IndexPlan p : targets) {
+            if (!indexRange(p, range, stop)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * Whether a row or an entry was written too recently for this check to fix it: its newest
      * version or cell, or the entry's {@code _tid} or {@code _deleted}, at or after the horizon.
      */

@@ -115,6 +115,20 @@ public final class RangeJobs {
      * Cassandra did not answer is tried again with fresh counts, so it counts once.
      */
     public Checked check(TokenRange range, CheckOptions options) throws InterruptedException {
+        return check(range, options, Passes.BOTH);
+    }
+
+    /** Which passes of a check a range gets (docs/design.md section 9.2). */
+    public enum Passes {
+        BOTH,
+        /** Base to index: the rows whose token is in the range. */
+        BASE_TO_INDEX,
+        /** Index to base: the entries whose index partition's token is in the range. */
+        INDEX_TO_BASE
+    }
+
+    /** As {@link #check(TokenRange, CheckOptions)}, with only {@code passes}. */
+    public Checked check(TokenRange range, CheckOptions options, Passes passes) throws InterruptedException {
         Object[] last = new Object[2];
         RangeRunner.runRetrying((r, stop) -> {
             Check<?> check = Check.of(table.rule, table.scans(consistency.read(), options.pageSize()),
@@ -123,7 +137,7 @@ public final class RangeJobs {
             Progress progress = progress();
             last[0] = check;
             last[1] = progress;
-            return check.runRange(r, progress, stop);
+            return passes == Passes.BOTH ? check.runRange(r, progress, stop) : check.runPass(passes == Passes.BASE_TO_INDEX, r, progress, stop);
         }, range, () -> false);
         Check<?> check = (Check<?>) last[0];
         ProgressSnapshot s = ((Progress) last[1]).snapshot();

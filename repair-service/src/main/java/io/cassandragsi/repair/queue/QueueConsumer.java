@@ -257,6 +257,14 @@ public final class QueueConsumer implements AutoCloseable {
                 }));
     }
 
+    /**
+     * Whether this instance holds the lease of the service shard that owns an epoch's sweep, and so
+     * runs the targeted repair of that epoch's lost CDC segments (docs/design.md section 7.11).
+     */
+    public boolean ownsEpoch(int epochShard) {
+        return nodeSweeps != null && workers.containsKey(nodeSweeps.ownerShard(epochShard));
+    }
+
     /** The in-node maintainer epochs as last read (status), empty when this consumer does not sweep them. */
     public List<io.cassandragsi.repair.store.NodeProgressTable.Epoch> nodeEpochs() {
         return nodeSweeps == null ? List.of() : nodeSweeps.epochs();

@@ -23,6 +23,8 @@ import java.util.Map;
  * markers in service shards, written before its progress record says the write is finished; so a
  * progress record counts only once every service shard has read past the moment it was read (its
  * hand-offs were visible by then): the newest record read at or before the service shards' safe time.
+ * A record naming a harmful CDC loss not repaired yet ({@link CdcRepairs}, docs/design.md section
+ * 7.11) holds it at the done_before of the epoch whose writes may be missing.
  */
 public final class SafeTime {
     /** An unknown bound (a source that has not reported yet). */
@@ -100,6 +102,11 @@ public final class SafeTime {
             if (s != null) {
                 epochs.add(s);
             }
+        }
+        for (CdcRepairs.Need n : CdcRepairs.needs(usable.epochs(), usable.readAt())) {
+            // writes in CDC segments a node lost, of an epoch that stopped before indexing them: missing until the targeted repair
+            epochs.add(new Source("CDC segments lost on " + n.node() + " (epoch " + n.shard() + ")", n.holdMillis(),
+                    "targeted check --fix of its ranges due"));
         }
         Source epochHeld = least(epochs);
         if (epochHeld != null && (epochHeld.doneBefore() == UNKNOWN || epochHeld.doneBefore() - skewMillis < service)) {

@@ -107,9 +107,8 @@ public final class SchemaPlanner {
                 statements.add(new Statement("add " + io.cassandragsi.repair.store.CheckpointsTable.DONE_BEFORE + " to "
                         + existing.get().qualifiedName() + " (how far each shard's work is done: the safe time)",
                         io.cassandragsi.repair.store.CheckpointsTable.addDoneBefore(projectKeyspace)));
-            } else if (t.name().equals(NodeProgressLayout.TABLE) && !existing.get().columns().containsKey(NodeProgressLayout.C_CDC_LOST)) {
-                statements.add(new Statement("add " + NodeProgressLayout.C_CDC_LOST + " to " + existing.get().qualifiedName()
-                        + " (CDC segments a node lost before indexing them: /admin/status)", NodeProgressLayout.addCdcLost(projectKeyspace)));
+            } else if (t.name().equals(NodeProgressLayout.TABLE)) {
+                planProgressColumns(existing.get());
             } else if (t.name().equals(QueueLayout.TABLE)) {
                 if (!queueSettings.toComment().equals(existing.get().comment())) {
                     warnings.add("work queue " + existing.get().qualifiedName() + " exists with settings " + existing.get().comment()
@@ -121,6 +120,21 @@ public final class SchemaPlanner {
                             QueueLayout.noReadRepair(projectKeyspace)));
                 }
             }
+        }
+    }
+
+    /** The columns later releases added to the in-node maintainers' progress table, each where it is missing. */
+    private void planProgressColumns(LiveTable existing) {
+        if (!existing.columns().containsKey(NodeProgressLayout.C_CDC_LOST)) {
+            statements.add(new Statement("add " + NodeProgressLayout.C_CDC_LOST + " to " + existing.qualifiedName()
+                    + " (CDC segments a node lost before indexing them: /admin/status)", NodeProgressLayout.addCdcLost(projectKeyspace)));
+        }
+        if (!existing.columns().containsKey(NodeProgressLayout.C_CDC_REPAIRED)) {
+            List<String> add = NodeProgressLayout.addCdcRepair(projectKeyspace);
+            statements.add(new Statement("add " + NodeProgressLayout.C_CDC_LOST_BEHIND + " to " + existing.qualifiedName()
+                    + " (the epochs a lost CDC segment was kept for: its targeted repair, docs/design.md section 7.11)", add.get(0)));
+            statements.add(new Statement("add " + NodeProgressLayout.C_CDC_REPAIRED + " to " + existing.qualifiedName()
+                    + " (the repair service's acknowledgment of that repair)", add.get(1)));
         }
     }
 

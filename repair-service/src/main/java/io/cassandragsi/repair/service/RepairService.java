@@ -35,6 +35,9 @@ public final class RepairService implements AutoCloseable {
     private final boolean safeReads;
     /** The nodes' trigger jar versions against ours (docs/deployment.md, Versions). */
     private final TriggerVersions triggerVersions;
+    /** The targeted repair of CDC segments nodes lost (docs/design.md section 7.11). */
+    private final io.cassandragsi.repair.jobs.CdcRepair cdcRepair;
+    private final Thread cdcRepairThread;
 
     public RepairService(CqlSession session, GsiConfig config) {
         this(session, config, new Catalog(session, config.projectKeyspace()), new IndexWriter(session::executeAsync, IndexWriter.MAX_IN_FLIGHT));
@@ -55,9 +58,12 @@ public final class RepairService implements AutoCloseable {
         Duration poll = config.queue().pollInterval();
         this.readLevel = read;
         this.safeReads = java.util.Set.of("QUORUM", "LOCAL_QUORUM", "EACH_QUORUM", "ALL").contains(read.name());
+        NodeProgressTable progress = new NodeProgressTable(session, keyspace);
         this.consumer = new QueueConsumer(queue, new CheckpointsTable(session, keyspace), new LeasesTable(session, keyspace),
-                new InstancesTable(session, keyspace), new NodeProgressTable(session, keyspace), repairer, writer, owner, poll, read, 16,
-                config.queue().clockSkew());
+                new InstancesTable(session, keyspace), progress, repairer, writer, owner, poll, read, 16, config.queue().clockSkew());
+        this.cdcRepair = new io.cassandragsi.repair.jobs.CdcRepair(new CdcRepairHost(session, config, catalog, consumer, progress));
+        this.cdcRepairThread = new Thread(cdcRepair, "gsi-cdc-repair");
+        cdcRepairThread.setDaemon(true);
         this.triggerVersions = new TriggerVersions(new io.cassandragsi.repair.store.TriggerVersionsTable(session, keyspace), read);
     }
 
@@ -74,6 +80,7 @@ public final class RepairService implements AutoCloseable {
     public RepairService start() {
         consumer.start();
         triggerVersions.start();
+        cdcRepairThread.start();
         return this;
     }
 
@@ -129,6 +136,7 @@ public final class RepairService implements AutoCloseable {
         s.put("safe_time", safeTimeStatus());
         s.put("unowned_shards", consumer.unownedShards());
         s.put("nodes", nodes());
+        s.put("cdc_repairs", cdcRepair.status(consumer.nodeEpochs(), System.currentTimeMillis()));
         s.put("cassandra", cassandraNodes());
         s.put("trigger_versions", triggerVersions.status());
         s.put("tables", catalog.tables().keySet());
@@ -211,7 +219,8 @@ public final class RepairService implements AutoCloseable {
         java.util.List<Map<String, Object>> out = new java.util.ArrayList<>();
         for (NodeProgressTable.Epoch e : consumer.nodeEpochs()) {
             boolean swept = io.cassandragsi.repair.queue.NodeSweeps.swept(e);
-            if (swept && now - e.heartbeat().toEpochMilli() > 3_600_000L) {
+            String cdc = cdcRepairState(e, now);
+            if (swept && now - e.heartbeat().toEpochMilli() > 3_600_000L && !"pending".equals(cdc) && !"running".equals(cdc)) {
                 continue; // an old epoch, long done
             }
             Map<String, Object> n = new LinkedHashMap<>();
@@ -227,11 +236,20 @@ public final class RepairService implements AutoCloseable {
             n.put("retried", e.retried());
             // CDC segments the node lost before indexing them: writes in eventual indexing left to check --fix (docs/design.md section 7.11)
             n.put("cdc_segments_lost", e.cdcLost());
+            n.put("cdc_repair", cdc);
             n.put("sweep", swept ? "done" : sweeping.contains(e.shard()) ? "running here"
                     : io.cassandragsi.repair.queue.NodeSweeps.stopped(e, now) ? "due" : "none (running)");
             out.add(n);
         }
         return out;
+    }
+
+    /** The targeted repair of an epoch's lost CDC segments: none, harmless, waiting (on a running epoch), pending, running, repaired. */
+    private String cdcRepairState(NodeProgressTable.Epoch e, long now) {
+        if (cdcRepair.repairing().contains(e.shard())) {
+            return "running";
+        }
+        return io.cassandragsi.repair.queue.CdcRepairs.standing(e, consumer.nodeEpochs(), now).name().toLowerCase(java.util.Locale.ROOT);
     }
 
     /** The Cassandra nodes the driver knows, with the state it sees (UP, DOWN, UNKNOWN, FORCED_DOWN): no query is sent. */
@@ -251,6 +269,8 @@ public final class RepairService implements AutoCloseable {
 
     @Override
     public void close() {
+        cdcRepair.stop();
+        cdcRepairThread.interrupt();
         triggerVersions.close();
         consumer.close();
     }

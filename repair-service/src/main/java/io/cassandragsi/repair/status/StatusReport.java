@@ -62,6 +62,12 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
         service.add(new String[] {"errors (retried)", text(status.get("errors"))});
         service.add(new String[] {"given up", text(status.get("gave_up"))});
         service.add(new String[] {"conditional writes not applied", text(status.get("cas_not_applied"))});
+        Map<?, ?> cdc = map(status.get("cdc_repairs"));
+        if (!cdc.isEmpty() && number(cdc.get("pending")) + number(cdc.get("running")) + number(cdc.get("done")) > 0) {
+            // the targeted repair of CDC segments nodes lost with writes a stopped maintainer had not indexed (docs/design.md section 7.11)
+            service.add(new String[] {"CDC loss repairs pending / running / done", text(cdc.get("pending")) + " / " + text(cdc.get("running")) + " / "
+                    + text(cdc.get("done"))});
+        }
         service.add(new String[] {"markers of unknown tables", text(status.get("unknown_tables"))});
         List<String> waiting = new ArrayList<>();
         Map<?, ?> safe = map(status.get("safe_time"));
@@ -118,9 +124,13 @@ public record StatusReport(List<String[]> service, Table cassandra, Table nodes,
             boolean ended = "running".equals(state) && heartbeat >= SILENT_AFTER_MS && "done".equals(text(n.get("sweep")));
             nodeRows.add(List.of(node, ended ? "ended (swept)" : state, millis(heartbeat) + " ago", millis(n.get("lag_ms")), text(n.get("queued")), text(n.get("done")),
                     text(n.get("handed_off")), text(n.get("retried")), text(n.get("sweep"))));
-            if (number(n.get("cdc_segments_lost")) > 0) {
+            String cdcRepair = text(n.get("cdc_repair"));
+            if ("pending".equals(cdcRepair) || "running".equals(cdcRepair)) {
+                waiting.add("node " + node + ": Cassandra dropped " + text(n.get("cdc_segments_lost")) + " CDC segment(s) holding writes a stopped"
+                        + " maintainer had not indexed: the service's check --fix of the node's ranges (" + cdcRepair + "); the safe time waits");
+            } else if ("waiting".equals(cdcRepair)) {
                 waiting.add("node " + node + ": Cassandra dropped " + text(n.get("cdc_segments_lost")) + " CDC segment(s) before its maintainers"
-                        + " had passed them (cdc_total_space full): run ./gsi check --fix on the tables in eventual indexing");
+                        + " had passed them (cdc_total_space full): harmless once they pass, repaired by the service if one stops first");
             }
             if ("running".equals(state) && heartbeat >= SILENT_AFTER_MS && !ended) {
                 waiting.add("node " + node + ": its maintainer has been silent for " + millis(heartbeat) + " (the service sweeps its work)");

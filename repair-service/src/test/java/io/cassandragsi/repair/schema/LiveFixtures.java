@@ -33,7 +33,9 @@ final class LiveFixtures {
                 Map<String, String> cols = t.name().equals(io.cassandragsi.repair.store.CheckpointsTable.TABLE)
                         ? Map.of("k", "text", io.cassandragsi.repair.store.CheckpointsTable.DONE_BEFORE, "timestamp")
                         : t.name().equals(io.cassandragsi.schema.NodeProgressLayout.TABLE)
-                                ? Map.of("k", "text", io.cassandragsi.schema.NodeProgressLayout.C_CDC_LOST, "bigint")
+                                ? Map.of("k", "text", io.cassandragsi.schema.NodeProgressLayout.C_CDC_LOST, "bigint",
+                                        io.cassandragsi.schema.NodeProgressLayout.C_CDC_LOST_BEHIND, "text",
+                                        io.cassandragsi.schema.NodeProgressLayout.C_CDC_REPAIRED, "text")
                         : Map.of("k", "text");
                 live = live.with(new LiveTable(keyspace, t.name(), List.of(LiveColumn.of("k", "text")), List.of(), cols, "", Map.of()));
             }

@@ -213,10 +213,19 @@ class SchemaPlannerTest {
         LiveSchema live = LiveFixtures.created(revisions()).with(new LiveTable("gsi", io.cassandragsi.schema.NodeProgressLayout.TABLE,
                 List.of(LiveColumn.of("shard", "int")), List.of(), Map.of("shard", "int", "retried", "bigint"), "", Map.of()));
         Plan plan = plan(live, revisions());
-        assertThat(plan.statements()).singleElement().satisfies(s -> {
-            assertThat(s.purpose()).startsWith("add cdc_lost to gsi.node_progress");
-            assertThat(s.cql()).isEqualTo("ALTER TABLE \"gsi\".\"node_progress\" ADD cdc_lost bigint;");
-        });
+        assertThat(plan.statements()).extracting(s -> s.cql()).containsExactly("ALTER TABLE \"gsi\".\"node_progress\" ADD cdc_lost bigint;",
+                "ALTER TABLE \"gsi\".\"node_progress\" ADD cdc_lost_behind text;", "ALTER TABLE \"gsi\".\"node_progress\" ADD cdc_repaired text;");
+        assertThat(plan.statements().get(0).purpose()).startsWith("add cdc_lost to gsi.node_progress");
+    }
+
+    @Test
+    void should_add_only_the_cdc_repair_columns_to_a_progress_table_that_has_cdc_lost() {
+        LiveSchema live = LiveFixtures.created(revisions()).with(new LiveTable("gsi", io.cassandragsi.schema.NodeProgressLayout.TABLE,
+                List.of(LiveColumn.of("shard", "int")), List.of(), Map.of("shard", "int", "cdc_lost", "bigint"), "", Map.of()));
+        Plan plan = plan(live, revisions());
+        assertThat(plan.statements()).extracting(s -> s.purpose()).allMatch(p -> p.contains("gsi.node_progress")).hasSize(2);
+        assertThat(plan.statements()).extracting(s -> s.cql()).containsExactly("ALTER TABLE \"gsi\".\"node_progress\" ADD cdc_lost_behind text;",
+                "ALTER TABLE \"gsi\".\"node_progress\" ADD cdc_repaired text;");
     }
 
     @Test

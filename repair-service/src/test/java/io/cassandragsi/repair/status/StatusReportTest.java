@@ -75,11 +75,16 @@ class StatusReportTest {
     }
 
     @Test
-    void should_ask_for_a_check_when_a_node_lost_cdc_segments() {
+    void should_name_a_pending_targeted_repair_of_lost_cdc_segments_and_not_a_harmless_loss() {
         StatusReport r = StatusReport.of(Map.of("nodes", List.of(Map.of("node", "127.0.0.2:7000", "state", "running", "heartbeat_age_ms", 200L,
-                "sweep", "none (running)", "cdc_segments_lost", 3L))));
+                "sweep", "none (running)", "cdc_segments_lost", 3L, "cdc_repair", "pending")), "cdc_repairs", Map.of("pending", 1, "running", 0,
+                        "done", 2)));
         assertThat(r.waiting()).singleElement().asString().contains("127.0.0.2:7000").contains("dropped 3 CDC segment(s)")
-                .contains("./gsi check --fix");
+                .contains("check --fix of the node's ranges (pending)").contains("the safe time waits");
+        assertThat(StatusText.render(r, "http://127.0.0.1:8080")).contains("CDC loss repairs pending / running / done").contains("1 / 0 / 2");
+        StatusReport harmless = StatusReport.of(Map.of("nodes", List.of(Map.of("node", "127.0.0.2:7000", "state", "running", "heartbeat_age_ms",
+                200L, "sweep", "none (running)", "cdc_segments_lost", 3L, "cdc_repair", "harmless"))));
+        assertThat(harmless.waiting()).as("every epoch behind the lost segments passed them").isEmpty();
     }
 
     @Test
