@@ -58,9 +58,14 @@ public final class RepairService implements AutoCloseable {
         Duration poll = config.queue().pollInterval();
         this.readLevel = read;
         this.safeReads = java.util.Set.of("QUORUM", "LOCAL_QUORUM", "EACH_QUORUM", "ALL").contains(read.name());
+        // each table's constructor checks that it exists: in this order, so that a service started before
+        // schema apply names the first table schema apply creates (SchemaApplyIT)
+        CheckpointsTable checkpoints = new CheckpointsTable(session, keyspace);
+        LeasesTable leases = new LeasesTable(session, keyspace);
+        InstancesTable instances = new InstancesTable(session, keyspace);
         NodeProgressTable progress = new NodeProgressTable(session, keyspace);
-        this.consumer = new QueueConsumer(queue, new CheckpointsTable(session, keyspace), new LeasesTable(session, keyspace),
-                new InstancesTable(session, keyspace), progress, repairer, writer, owner, poll, read, 16, config.queue().clockSkew());
+        this.consumer = new QueueConsumer(queue, checkpoints, leases, instances, progress, repairer, writer, owner, poll, read, 16,
+                config.queue().clockSkew());
         this.cdcRepair = new io.cassandragsi.repair.jobs.CdcRepair(new CdcRepairHost(session, config, catalog, consumer, progress));
         this.cdcRepairThread = new Thread(cdcRepair, "gsi-cdc-repair");
         cdcRepairThread.setDaemon(true);
