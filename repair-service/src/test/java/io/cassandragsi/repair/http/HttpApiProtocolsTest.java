@@ -3,6 +3,7 @@ package io.cassandragsi.repair.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cassandragsi.conf.TlsMaterial;
 import io.cassandragsi.repair.config.ConfigException;
 import io.cassandragsi.repair.config.ConfigLoader;
 import io.cassandragsi.repair.config.HttpConfig;
@@ -36,28 +37,24 @@ import org.junit.jupiter.api.io.TempDir;
  * The protocols the HTTP API speaks (docs/design.md section 8.8), on a real {@link HttpApi} on
  * loopback with reads answered at once: HTTP/1.1, HTTP/2 in cleartext (upgrade and prior
  * knowledge), and with {@code http.tls} HTTPS with HTTP/2 chosen by ALPN; many reads multiplexed
- * over one HTTP/2 connection. The key store is made by the JDK's {@code keytool} for each run.
+ * over one HTTP/2 connection. The key store is made for each run by {@code TlsMaterial}, as for
+ * {@code gsi up --secure}.
  */
 class HttpApiProtocolsTest {
     private static final String READ = "/v1/ks/t//by_n/42";
-    private static final String PASSWORD = "store-secret";
 
     @TempDir
     static Path dir;
 
+    /** A CA, the API's key store signed by it for loopback and {@code localhost}, and a trust store with the CA: as {@code gsi up --secure} makes them. */
+    private static TlsMaterial tls;
     private static Path keystore;
     private final List<HttpApi> apis = new ArrayList<>();
 
     @BeforeAll
-    static void makeKeystore() throws Exception {
-        keystore = dir.resolve("api.p12");
-        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(), "-genkeypair",
-                "-alias", "api", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost", "-ext",
-                "SAN=dns:localhost,ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12", "-keystore", keystore.toString(),
-                "-storepass", PASSWORD, "-keypass", PASSWORD).redirectErrorStream(true).start();
-        String out = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).as("keytool ended").isTrue();
-        assertThat(keytool.exitValue()).as("keytool: %s", out).isZero();
+    static void makeKeystore() {
+        tls = TlsMaterial.generate(dir.resolve("tls"), List.of(java.net.InetAddress.getLoopbackAddress()));
+        keystore = tls.nodeKeystore();
     }
 
     @AfterEach
@@ -129,13 +126,13 @@ class HttpApiProtocolsTest {
 
     @Test
     void should_serve_https_with_http_2_by_alpn_when_tls_is_configured() throws Exception {
-        HttpApi api = api(new HttpConfig.Tls(keystore, PASSWORD));
+        HttpApi api = api(new HttpConfig.Tls(keystore, tls.nodeKeystorePassword()));
         String url = "https://localhost:" + api.port() + READ;
-        HttpClient h2 = HttpClient.newBuilder().sslContext(trusting(keystore)).version(HttpClient.Version.HTTP_2).build();
+        HttpClient h2 = HttpClient.newBuilder().sslContext(trusting()).version(HttpClient.Version.HTTP_2).build();
         HttpResponse<String> r = get(h2, url);
         assertThat(r.version()).isEqualTo(HttpClient.Version.HTTP_2);
         assertThat(r.statusCode()).isEqualTo(200);
-        HttpResponse<String> h1 = get(HttpClient.newBuilder().sslContext(trusting(keystore)).version(HttpClient.Version.HTTP_1_1).build(), url);
+        HttpResponse<String> h1 = get(HttpClient.newBuilder().sslContext(trusting()).version(HttpClient.Version.HTTP_1_1).build(), url);
         assertThat(h1.version()).isEqualTo(HttpClient.Version.HTTP_1_1);
         assertThat(h1.statusCode()).isEqualTo(200);
         assertThatThrownBy(() -> get(HttpClient.newHttpClient(), "http://localhost:" + api.port() + READ))
@@ -149,20 +146,16 @@ class HttpApiProtocolsTest {
         assertThatThrownBy(() -> ConfigLoader.load(file)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("key 'http.tls.keystore'").hasMessageContaining("the password does not open it");
         Path good = dir.resolve("good.yaml");
-        Files.writeString(good, "http:\n  tls:\n    keystore:\n      path: " + keystore + "\n      password: " + PASSWORD + "\n");
+        Files.writeString(good, "http:\n  tls:\n    keystore:\n      path: " + keystore + "\n      password: " + tls.nodeKeystorePassword() + "\n");
         HttpConfig http = ConfigLoader.load(good).http();
         assertThat(http.scheme()).isEqualTo("https");
-        assertThat(http.toString()).doesNotContain(PASSWORD);
+        assertThat(http.toString()).doesNotContain(tls.nodeKeystorePassword());
     }
 
-    /** A client context trusting the store's own certificate. */
-    private static SSLContext trusting(Path store) throws Exception {
-        KeyStore keys = KeyStore.getInstance(store.toFile(), PASSWORD.toCharArray());
-        KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-        trust.load(null, null);
-        trust.setCertificateEntry("api", keys.getCertificate("api"));
+    /** A client context trusting the CA that signed the API's certificate. */
+    private static SSLContext trusting() throws Exception {
         TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
+        tmf.init(KeyStore.getInstance(tls.truststore().toFile(), tls.truststorePassword().toCharArray()));
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(null, tmf.getTrustManagers(), null);
         return context;
