@@ -173,9 +173,10 @@ final class CdcBackstop implements Runnable {
                     }
                     out.put(name, idx.contains("COMPLETED"));
                     if (!Files.exists(dir.resolve(name + ".log")) && !deleting.contains(name)) {
-                        // its log went without its index (Cassandra rewrites the index of the segment it writes): every write
-                        // it takes until it is finished is lost too, so the loss runs to now, turn after turn
-                        lost(name, now, now, phantoms.add(name));
+                        // its log went without its index: while Cassandra still writes the segment it rewrites the index at each
+                        // sync, so the loss runs on to its last change (a stale index left behind stops changing, and the
+                        // running epochs pass it)
+                        lost(name, lastChange(name, now), now, phantoms.add(name));
                     }
                 }
             }
@@ -183,9 +184,7 @@ final class CdcBackstop implements Runnable {
         for (String gone : new ArrayList<>(idxSeen.keySet())) {
             if (!out.containsKey(gone)) {
                 if (!deleting.remove(gone)) {
-                    // a finished segment changed last when it was finished; one still written to may have taken writes until now
-                    boolean finished = idxSeen.get(gone).contains("COMPLETED");
-                    lost(gone, finished ? changedAt.getOrDefault(gone, now) : now, now, !phantoms.contains(gone));
+                    lost(gone, lastChange(gone, now), now, !phantoms.contains(gone));
                 }
                 idxSeen.remove(gone);
                 changedAt.remove(gone);
@@ -193,6 +192,16 @@ final class CdcBackstop implements Runnable {
             }
         }
         return out;
+    }
+
+    /**
+     * The last moment segment {@code name} may hold a write of: when its index last changed, and for
+     * a segment Cassandra had not finished one sync period more (writes not yet synced reach the
+     * index at the next sync).
+     */
+    private long lastChange(String name, long now) {
+        long changed = changedAt.getOrDefault(name, now);
+        return idxSeen.getOrDefault(name, "").contains("COMPLETED") ? changed : changed + DatabaseDescriptor.getCommitLogSyncPeriod();
     }
 
     /**
