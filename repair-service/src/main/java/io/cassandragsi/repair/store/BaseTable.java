@@ -231,9 +231,14 @@ public final class BaseTable {
         return def.attributes().keySet().stream().filter(needed::contains).toList();
     }
 
-    /** The checks of one index's candidates, reading {@link #checkAttributes} only; prepares its statements. */
+    /**
+     * The checks of one index's candidates, reading {@link #checkAttributes} only; prepares its
+     * statements. The one place the checks look at the table's kind: a versioned table's keep
+     * every version, an unversioned table's read its current row.
+     */
     public Checks checks(Index index) {
-        return new Checks(checkAttributes(def, index));
+        List<String> attributes = checkAttributes(def, index);
+        return def.versioned() ? new VersionChecks(attributes) : new CurrentRowChecks(attributes);
     }
 
     /**
@@ -241,8 +246,45 @@ public final class BaseTable {
      * index needs: its versions are complete for that index only ({@link Version#known}).
      * Asynchronous (reads check many candidates at once); safe to call from a driver thread.
      */
-    public final class Checks {
-        private final Selection selection;
+    public abstract sealed class Checks permits VersionChecks, CurrentRowChecks {
+        final Selection selection;
+
+        private Checks(List<String> attributes) {
+            this.selection = new Selection(attributes);
+        }
+
+        /**
+         * The version current at tid {@code q}: the one with the greatest tid not after q, or null. On
+         * an unversioned table the current row, whatever q.
+         */
+        public abstract CompletableFuture<Version> currentAtAsync(List<ByteBuffer> rowKey, UUID q, ConsistencyLevel cl);
+
+        /** Whether {@link #currentAtAllAsync} can ask for many rows at once. */
+        public abstract boolean readsManyCurrent();
+
+        /**
+         * The versions current at {@code q} of up to {@value BaseTable#ROWS_PER_QUERY} rows, in the order of
+         * {@code rowKeys} (null where a row has none), with one query. Only where {@link #readsManyCurrent}.
+         */
+        public abstract CompletableFuture<List<Version>> currentAtAllAsync(List<List<ByteBuffer>> rowKeys, UUID q, ConsistencyLevel cl);
+
+        /** A window read's versions, newest first: those after {@code from} up to {@code upTo}, then the one current at {@code from}. */
+        public abstract CompletableFuture<List<Version>> windowAsync(List<ByteBuffer> rowKey, UUID from, UUID upTo, ConsistencyLevel cl);
+
+        /** The version with exactly this tid, or null. */
+        public abstract CompletableFuture<Version> versionAsync(List<ByteBuffer> rowKey, UUID tid, ConsistencyLevel cl);
+
+        /** The first row of a statement that selects at most one, read with one request. */
+        CompletableFuture<Version> first(BoundStatement stmt) {
+            return session.executeAsync(stmt).toCompletableFuture().thenApply(rs -> {
+                Row row = rs.one();
+                return row == null ? null : selection.version(row);
+            });
+        }
+    }
+
+    /** The checks of a versioned table: the version current at a tid, a window's versions, one version by its tid. */
+    private final class VersionChecks extends Checks {
         private final PreparedStatement exact;
         private final PreparedStatement atOrBefore;
         /** Versions newest first from a tid down (window reads). */
@@ -250,17 +292,9 @@ public final class BaseTable {
         /** The newest version at or before a tid in each of several rows, or null: see {@link #currentAtAllAsync}. */
         private final PreparedStatement currentInPartitions;
 
-        private Checks(List<String> attributes) {
-            this.selection = new Selection(attributes);
+        private VersionChecks(List<String> attributes) {
+            super(attributes);
             String select = selection.select;
-            if (!def.versioned()) {
-                // the base keeps only the current row: every check reads it (consistent reads are as of now)
-                this.exact = null;
-                this.atOrBefore = session.prepare(select + whereRow + " LIMIT 1");
-                this.downFrom = null;
-                this.currentInPartitions = null;
-                return;
-            }
             String tid = Cql.quote(def.tid().name());
             this.exact = session.prepare(select + whereRow + " AND " + tid + " = ? LIMIT 1");
             this.downFrom = session.prepare(select + whereRow + " AND " + tid + " <= ?" + cql.orderBy(false));
@@ -275,25 +309,18 @@ public final class BaseTable {
                     : null;
         }
 
-        /**
-         * The version current at tid {@code q}: the one with the greatest tid not after q, or null. On
-         * an unversioned table the current row, whatever q.
-         */
+        @Override
         public CompletableFuture<Version> currentAtAsync(List<ByteBuffer> rowKey, UUID q, ConsistencyLevel cl) {
-            return def.versioned() ? first(bind(atOrBefore, rowKey, cl, 1, q)) : first(bind(atOrBefore, rowKey, cl, 1));
+            return first(bind(atOrBefore, rowKey, cl, 1, q));
         }
 
-        /** Whether {@link #currentAtAllAsync} can ask for many rows at once. */
+        /** A single partition-key column, no clustering before the tid, tids stored descending. */
+        @Override
         public boolean readsManyCurrent() {
             return currentInPartitions != null;
         }
 
-        /**
-         * The versions current at {@code q} of up to {@value BaseTable#ROWS_PER_QUERY} rows, in the order of
-         * {@code rowKeys} (null where a row has none), with one query. Only for tables where {@link
-         * #readsManyCurrent}: a single partition-key column, no clustering before the tid, tids
-         * stored descending.
-         */
+        @Override
         public CompletableFuture<List<Version>> currentAtAllAsync(List<List<ByteBuffer>> rowKeys, UUID q, ConsistencyLevel cl) {
             if (currentInPartitions == null) {
                 throw new IllegalStateException(def.qualifiedName() + " cannot read many rows in one query");
@@ -323,22 +350,53 @@ public final class BaseTable {
             });
         }
 
-        /** A window read's versions, newest first: those after {@code from} up to {@code upTo}, then the one current at {@code from}. */
+        @Override
         public CompletableFuture<List<Version>> windowAsync(List<ByteBuffer> rowKey, UUID from, UUID upTo, ConsistencyLevel cl) {
             return fetchAsync(bind(downFrom, rowKey, cl, 16, upTo), v -> Tids.compare(v.tid(), from) <= 0, selection::version);
         }
 
-        /** The version with exactly this tid, or null. */
+        @Override
         public CompletableFuture<Version> versionAsync(List<ByteBuffer> rowKey, UUID tid, ConsistencyLevel cl) {
             return first(bind(exact, rowKey, cl, 1, tid));
         }
+    }
 
-        /** The first row of a statement that selects at most one, read with one request. */
-        private CompletableFuture<Version> first(BoundStatement stmt) {
-            return session.executeAsync(stmt).toCompletableFuture().thenApply(rs -> {
-                Row row = rs.one();
-                return row == null ? null : selection.version(row);
-            });
+    /**
+     * The checks of an unversioned table: the base keeps only the current row, so every check reads
+     * it (consistent reads are as of now; the read kind refuses the others, docs/design.md section 8.2).
+     */
+    private final class CurrentRowChecks extends Checks {
+        private final PreparedStatement current;
+
+        private CurrentRowChecks(List<String> attributes) {
+            super(attributes);
+            this.current = session.prepare(selection.select + whereRow + " LIMIT 1");
+        }
+
+        /** The current row, whatever q. */
+        @Override
+        public CompletableFuture<Version> currentAtAsync(List<ByteBuffer> rowKey, UUID q, ConsistencyLevel cl) {
+            return first(bind(current, rowKey, cl, 1));
+        }
+
+        @Override
+        public boolean readsManyCurrent() {
+            return false;
+        }
+
+        @Override
+        public CompletableFuture<List<Version>> currentAtAllAsync(List<List<ByteBuffer>> rowKeys, UUID q, ConsistencyLevel cl) {
+            throw new IllegalStateException(def.qualifiedName() + " cannot read many rows in one query");
+        }
+
+        @Override
+        public CompletableFuture<List<Version>> windowAsync(List<ByteBuffer> rowKey, UUID from, UUID upTo, ConsistencyLevel cl) {
+            throw new IllegalStateException(def.qualifiedName() + " is unversioned: it keeps no versions to read a window of");
+        }
+
+        @Override
+        public CompletableFuture<Version> versionAsync(List<ByteBuffer> rowKey, UUID tid, ConsistencyLevel cl) {
+            throw new IllegalStateException(def.qualifiedName() + " is unversioned: it keeps no versions to read by tid");
         }
     }
 
