@@ -13,6 +13,7 @@ import io.cassandragsi.repair.jobs.CheckResult;
 import io.cassandragsi.repair.jobs.Jobs;
 import io.cassandragsi.repair.schema.ProjectTables;
 import io.cassandragsi.schema.CqlGenerator;
+import io.cassandragsi.schema.Indexing;
 import io.cassandragsi.schema.Maintenance;
 import io.cassandragsi.schema.QueueLayout;
 import io.cassandragsi.schema.TableDef;
@@ -20,8 +21,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -86,28 +90,70 @@ final class ThreeNodes {
         s.checkSchemaAgreement();
     }
 
+    /**
+     * How a scenario's table is indexed and maintained: atomic indexing maintained by the repair
+     * service or by the coordinator's node (docs/design.md section 7.8), or eventual indexing
+     * (section 7.11: nothing in the write's batch, the CDC backstop behind the hand-off).
+     */
+    enum Mode {
+        SERVICE, NODE, EVENTUAL;
+
+        /** Every mode but eventual indexing: the tables a scenario writes unless it names its modes. */
+        static final Set<Mode> ATOMIC = EnumSet.of(SERVICE, NODE);
+
+        String jsonName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        TableDef apply(TableDef def) {
+            return switch (this) {
+                case SERVICE -> SharedCluster.withMaintenance(def, Maintenance.SERVICE);
+                case NODE -> SharedCluster.withMaintenance(def, Maintenance.NODE);
+                case EVENTUAL -> SharedCluster.withIndexing(def, Indexing.EVENTUAL);
+            };
+        }
+
+        /** The mode of a definition, for the figures. */
+        static Mode of(TableDef def) {
+            return def.indexing() == Indexing.EVENTUAL ? EVENTUAL : def.maintenance() == Maintenance.NODE ? NODE : SERVICE;
+        }
+    }
+
+    /**
+     * What a scenario with eventual tables states and asserts: every acknowledged write of such a
+     * table is indexed within this many seconds of the last write, anti-entropy off. A killed
+     * coordinator's epoch is replayed by the other replicas once silent 10 s plus the commit log
+     * sync period (10 s), whether or not it is back (docs/design.md section 7.11).
+     */
+    static final int EVENTUAL_BOUND_SECONDS = 90;
+
     /** The versioned table of scenario {@code scenario} in {@code mode}: keyspace {@code it3_<scenario>_<mode>}. */
-    static TableDef revisions(String scenario, Maintenance mode) {
-        return SharedCluster.withMaintenance(SharedCluster.example("revisions", "it3_" + scenario + "_" + mode.jsonName()), mode);
+    static TableDef revisions(String scenario, Mode mode) {
+        return mode.apply(SharedCluster.example("revisions", "it3_" + scenario + "_" + mode.jsonName()));
     }
 
     /** The unversioned table of scenario {@code scenario} in {@code mode}: keyspace {@code it3u_<scenario>_<mode>}. */
-    static TableDef users(String scenario, Maintenance mode) {
-        return SharedCluster.withMaintenance(SharedCluster.example("users", "it3u_" + scenario + "_" + mode.jsonName()), mode);
+    static TableDef users(String scenario, Mode mode) {
+        return mode.apply(SharedCluster.example("users", "it3u_" + scenario + "_" + mode.jsonName()));
     }
 
     /** The histories of one round: a versioned and an unversioned table per mode; when the last write ended (ms, 0 before). */
     record Runs(List<HistoryRun> versioned, List<UsersRun> unversioned, java.util.concurrent.atomic.AtomicLong writesEnded) {}
 
+    /** {@link #runs(String, long, Set)} of the atomic modes. */
+    static Runs runs(String scenario, long seed) {
+        return runs(scenario, seed, Mode.ATOMIC);
+    }
+
     /**
      * New runs (tolerant of failed writes, seeded from {@code seed}) of the tables of a scenario,
-     * created now: each scenario has tables of its own, so what a failure left stays there to look
-     * at.
+     * one versioned and one unversioned table per mode, created now: each scenario has tables of
+     * its own, so what a failure left stays there to look at.
      */
-    static Runs runs(String scenario, long seed) {
+    static Runs runs(String scenario, long seed, Set<Mode> modes) {
         List<HistoryRun> versioned = new ArrayList<>();
         List<UsersRun> unversioned = new ArrayList<>();
-        for (Maintenance mode : Maintenance.values()) {
+        for (Mode mode : modes) {
             versioned.add(new HistoryRun(session(), revisions(scenario, mode), seed + mode.ordinal()).tolerateFailures());
             unversioned.add(new UsersRun(session(), users(scenario, mode), seed + 10 + mode.ordinal()));
         }
@@ -158,29 +204,14 @@ final class ThreeNodes {
     static void assertConverged(String when, long seed, Runs runs, Supplier<Object> status) throws Exception {
         long t0 = runs.writesEnded().get();
         org.assertj.core.api.SoftAssertions soft = new org.assertj.core.api.SoftAssertions(); // every table's figures print before a failure
+        Map<TableDef, Double> eventualAfter = eventualConverged(runs, t0);
         for (HistoryRun run : runs.versioned()) {
-            run.oracleFromBase(ConsistencyLevel.ALL);
-            Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 180_000);
-            System.out.printf("%s, %s mode, versioned, seed %d: %d writes failed; converged %.1f s after the writes: %s%n", when,
-                    run.def.maintenance().jsonName(), seed, run.failed.get(), (System.currentTimeMillis() - t0) / 1000.0, drift);
-            for (Map.Entry<String, HistoryRun.Drift> e : drift.entrySet()) {
-                soft.assertThat(e.getValue().expected()).as("%s: %s index %s: entries the oracle expects", when, run.def.keyspace(), e.getKey())
-                        .isPositive(); // an empty history would judge nothing
-                soft.assertThat(e.getValue().clean()).as("%s: seed %d %s index %s: %s", when, seed, run.def.keyspace(), e.getKey(), e.getValue()).isTrue();
-            }
+            judge(soft, when, seed, t0, run);
+            assertWithinBound(soft, when, run.def, eventualAfter);
         }
         for (UsersRun run : runs.unversioned()) {
-            long deadline = System.currentTimeMillis() + 180_000;
-            List<String> drift = driftOf(run);
-            while (!drift.isEmpty() && System.currentTimeMillis() < deadline) {
-                Thread.sleep(500);
-                drift = driftOf(run);
-            }
-            System.out.printf("%s, %s mode, unversioned, seed %d: %d writes acknowledged, %d failed; converged %.1f s after the writes; drift %s%n",
-                    when, run.def.maintenance().jsonName(), seed, run.written.get(), run.failed.get(), (System.currentTimeMillis() - t0) / 1000.0,
-                    drift.size() > 20 ? drift.subList(0, 20) + " and " + (drift.size() - 20) + " more" : drift);
-            soft.assertThat(run.written.get()).as("%s: %s: acknowledged writes", when, run.def.keyspace()).isPositive();
-            soft.assertThat(drift).as("%s: seed %d %s", when, seed, run.def.keyspace()).isEmpty();
+            judge(soft, when, seed, t0, run);
+            assertWithinBound(soft, when, run.def, eventualAfter);
         }
         // check also judges what the oracles above leave out (an unversioned entry's _tid and _deleted): clean, or
         // clean within 5 minutes (anti-entropy's fixes of writes around the trigger, in the last scenario: its passes
@@ -199,6 +230,91 @@ final class ThreeNodes {
         }
         System.out.println(when + ": service " + status.get());
         soft.assertAll();
+    }
+
+    /** A versioned run against its oracle (read at ALL), waiting up to 3 minutes for it to converge. */
+    private static void judge(org.assertj.core.api.SoftAssertions soft, String when, long seed, long t0, HistoryRun run) throws Exception {
+        run.oracleFromBase(ConsistencyLevel.ALL);
+        Map<String, HistoryRun.Drift> drift = RepairServiceIT.awaitConverged(run, 180_000);
+        double after = (System.currentTimeMillis() - t0) / 1000.0;
+        System.out.printf("%s, %s mode, versioned, seed %d: %d writes failed; converged %.1f s after the writes: %s%n", when,
+                Mode.of(run.def).jsonName(), seed, run.failed.get(), after, drift);
+        for (Map.Entry<String, HistoryRun.Drift> e : drift.entrySet()) {
+            soft.assertThat(e.getValue().expected()).as("%s: %s index %s: entries the oracle expects", when, run.def.keyspace(), e.getKey())
+                    .isPositive(); // an empty history would judge nothing
+            soft.assertThat(e.getValue().clean()).as("%s: seed %d %s index %s: %s", when, seed, run.def.keyspace(), e.getKey(), e.getValue()).isTrue();
+        }
+    }
+
+    /** An unversioned run against its oracle, waiting up to 3 minutes for it to converge. */
+    private static void judge(org.assertj.core.api.SoftAssertions soft, String when, long seed, long t0, UsersRun run) throws Exception {
+        long deadline = System.currentTimeMillis() + 180_000;
+        List<String> drift = driftOf(run);
+        while (!drift.isEmpty() && System.currentTimeMillis() < deadline) {
+            Thread.sleep(500);
+            drift = driftOf(run);
+        }
+        double after = (System.currentTimeMillis() - t0) / 1000.0;
+        System.out.printf("%s, %s mode, unversioned, seed %d: %d writes acknowledged, %d failed; converged %.1f s after the writes; drift %s%n",
+                when, Mode.of(run.def).jsonName(), seed, run.written.get(), run.failed.get(), after,
+                drift.size() > 20 ? drift.subList(0, 20) + " and " + (drift.size() - 20) + " more" : drift);
+        soft.assertThat(run.written.get()).as("%s: %s: acknowledged writes", when, run.def.keyspace()).isPositive();
+        soft.assertThat(drift).as("%s: seed %d %s", when, seed, run.def.keyspace()).isEmpty();
+    }
+
+    /**
+     * Seconds after {@code t0} at which each eventual table was first seen equal to its oracle,
+     * looking at all of them every half second for up to 3 minutes (absent: never). Looked at
+     * together, so that one table's figure does not include the judging of another.
+     */
+    private static Map<TableDef, Double> eventualConverged(Runs runs, long t0) throws Exception {
+        Map<TableDef, java.util.concurrent.Callable<Boolean>> clean = new java.util.LinkedHashMap<>();
+        for (HistoryRun run : runs.versioned()) {
+            if (Mode.of(run.def) == Mode.EVENTUAL) {
+                run.oracleFromBase(ConsistencyLevel.ALL);
+                clean.put(run.def, () -> run.plan.indexes().stream().allMatch(index -> run.compare(index).clean()));
+            }
+        }
+        for (UsersRun run : runs.unversioned()) {
+            if (Mode.of(run.def) == Mode.EVENTUAL) {
+                clean.put(run.def, () -> run.drift().isEmpty());
+            }
+        }
+        Map<TableDef, Double> after = new java.util.HashMap<>();
+        long deadline = System.currentTimeMillis() + 180_000;
+        while (after.size() < clean.size() && System.currentTimeMillis() < deadline) {
+            for (Map.Entry<TableDef, java.util.concurrent.Callable<Boolean>> e : clean.entrySet()) {
+                if (!after.containsKey(e.getKey()) && cleanNow(e.getValue())) {
+                    after.put(e.getKey(), (System.currentTimeMillis() - t0) / 1000.0);
+                }
+            }
+            Thread.sleep(500);
+        }
+        return after;
+    }
+
+    /** Whether a judge says clean; false when its own reads at ALL failed (a node just back: looked at again). */
+    private static boolean cleanNow(java.util.concurrent.Callable<Boolean> judge) throws Exception {
+        try {
+            return judge.call();
+        } catch (com.datastax.oss.driver.api.core.DriverException e) {
+            return false;
+        }
+    }
+
+    /**
+     * An eventual table first seen equal to the oracle within {@link #EVENTUAL_BOUND_SECONDS} of
+     * the last write ({@link #eventualConverged}); printed for the figures.
+     */
+    private static void assertWithinBound(org.assertj.core.api.SoftAssertions soft, String when, TableDef def, Map<TableDef, Double> after) {
+        if (Mode.of(def) != Mode.EVENTUAL) {
+            return;
+        }
+        Double seconds = after.get(def);
+        System.out.printf("%s: %s (eventual indexing) first equal to the oracle %s after the writes%n", when, def.keyspace(),
+                seconds == null ? "never within 3 minutes" : String.format("%.1f s", seconds));
+        soft.assertThat(seconds).as("%s: %s (eventual indexing) equal to the oracle within %d s of the last write", when, def.keyspace(),
+                EVENTUAL_BOUND_SECONDS).isNotNull().isLessThanOrEqualTo((double) EVENTUAL_BOUND_SECONDS);
     }
 
     /** The run's drift, or one line saying the judge's own reads at ALL timed out (looked at again by the caller). */

@@ -8,7 +8,6 @@ import io.cassandragsi.repair.config.GsiConfig;
 import io.cassandragsi.repair.jobs.CheckResult;
 import io.cassandragsi.repair.jobs.Jobs;
 import io.cassandragsi.repair.service.RepairService;
-import io.cassandragsi.schema.Maintenance;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -71,7 +70,7 @@ class ThreeNodesIT {
         long base = RepairServiceIT.seed();
         long seed = base + 100;
         System.out.println("ThreeNodesIT kill seed " + seed + " (replay with -Dgsi.seed=" + base + ")");
-        ThreeNodes.Runs runs = ThreeNodes.runs("kill", seed);
+        ThreeNodes.Runs runs = ThreeNodes.runs("kill", seed, java.util.EnumSet.allOf(ThreeNodes.Mode.class));
         try (ConsistentProbe probe = new ConsistentProbe(session, runs.versioned())) {
             ThreeNodes.write(runs, 6000, () -> {
                 ThreeNodes.sleep(3000);
@@ -115,7 +114,7 @@ class ThreeNodesIT {
     @Order(4)
     void should_finish_check_and_rebuild_when_a_node_is_killed_while_they_run() throws Exception {
         Jobs jobs = new Jobs(session, GsiConfig.defaults());
-        String ks = ThreeNodes.revisions("kill", Maintenance.SERVICE).keyspace();
+        String ks = ThreeNodes.revisions("kill", ThreeNodes.Mode.SERVICE).keyspace();
         long t0 = System.currentTimeMillis();
         io.cassandragsi.repair.jobs.JobHandle<CheckResult> check = jobs.startCheck(ks, "revisions", null,
                 io.cassandragsi.repair.jobs.CheckOptions.defaults().withFix(true).withParallelism(1), null);
