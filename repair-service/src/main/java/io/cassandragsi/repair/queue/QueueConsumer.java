@@ -303,18 +303,23 @@ public final class QueueConsumer implements AutoCloseable {
         }
     }
 
-    /** Steps {@code w} once per poll interval (at once while it has a backlog) until it stops or {@code done} says so. */
+    /**
+     * Steps {@code w} once per poll interval (at once while it has a backlog) until it stops or
+     * {@code done} says so. Idle workers poll on the same ticks of the clock (multiples of the
+     * interval), not each on its own: the node then wakes once per tick for all of this instance's
+     * shards, where unaligned polls wake its request and read threads once per shard, and each
+     * wake-up, not the read, is what an idle poll costs it (docs/design.md section 7.2; docs/performance.md, "The repair
+     * service when idle").
+     */
     private void run(ShardWorker w, java.util.function.BooleanSupplier done) {
         while (w.running && !done.getAsBoolean()) {
             try {
-                long start = clock.millis();
-                Boolean backlog = w.stepWhileRunning(start);
+                Boolean backlog = w.stepWhileRunning(clock.millis());
                 if (backlog == null) {
                     return;
                 }
-                long rest = pollInterval.toMillis() - (clock.millis() - start);
-                if (!backlog && rest > 0) {
-                    Thread.sleep(rest); // one poll per interval, however much each found
+                if (!backlog) {
+                    Thread.sleep(untilNextTick(clock.millis(), pollInterval.toMillis())); // one poll per interval, however much each found
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -330,6 +335,11 @@ public final class QueueConsumer implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** Milliseconds from {@code now} to the next multiple of {@code interval} (a whole interval when on one). */
+    static long untilNextTick(long now, long interval) {
+        return interval - Math.floorMod(now, interval);
     }
 
     @Override

@@ -99,6 +99,16 @@ class QueueConsumerTest {
     }
 
     @Test
+    void should_poll_idle_shards_on_the_same_ticks_of_the_clock() {
+        // workers that woke at different moments sleep until the same next multiple of the interval
+        for (long now : new long[] {1_000_000, 1_000_001, 1_000_037, 1_000_099}) {
+            assertThat(now + QueueConsumer.untilNextTick(now, 100)).as("woken at %d", now).isEqualTo(1_000_100);
+        }
+        assertThat(QueueConsumer.untilNextTick(1_000_100, 100)).as("on a tick: a whole interval, never 0").isEqualTo(100);
+        assertThat(QueueConsumer.untilNextTick(-30, 100)).as("a clock before the epoch").isEqualTo(30);
+    }
+
+    @Test
     void should_split_the_shards_evenly_when_a_second_instance_joins() {
         QueueConsumer a = instance("a");
         QueueConsumer b = instance("b");
