@@ -36,6 +36,8 @@ public final class QueueConsumer implements AutoCloseable {
     static final Duration LEASE_EVERY = Duration.ofSeconds(2);
 
     private final QueueReads queue;
+    /** The queue as this instance's shard workers read it: one read per poll tick for all of them. */
+    private final TickReads tickReads;
     private final Checkpoints checkpoints;
     private final Leases leases;
     private final Instances instances;
@@ -88,6 +90,14 @@ public final class QueueConsumer implements AutoCloseable {
         this.workerThreads = workerThreads;
         this.leaseRounds = leaseRounds;
         this.nodeSweeps = progress == null ? null : new NodeSweeps(progress, owner, queue.settings().shards());
+        this.tickReads = new TickReads(queue, pollInterval.toMillis(), ShardWorker.SETTLE.toMillis(), this::positions);
+    }
+
+    /** The fast-path positions of this instance's workers, by shard. */
+    private Map<Integer, TickReads.Position> positions() {
+        Map<Integer, TickReads.Position> out = new java.util.HashMap<>();
+        workers.forEach((shard, w) -> out.put(shard, w.position()));
+        return out;
     }
 
     private static ThreadFactory daemon(String name) {
@@ -276,7 +286,7 @@ public final class QueueConsumer implements AutoCloseable {
     }
 
     private void startWorker(int shard) {
-        ShardWorker w = new ShardWorker(shard, queue, checkpoints, repairs, metrics, owner, cl);
+        ShardWorker w = new ShardWorker(shard, tickReads, checkpoints, repairs, metrics, owner, cl);
         Instant checkpoint = checkpoints.checkpoint(shard);
         if (checkpoint == null) {
             // schema apply writes every shard's first checkpoint with the queue: without one, read all the queue keeps
@@ -308,16 +318,21 @@ public final class QueueConsumer implements AutoCloseable {
      * {@code done} says so. Idle workers poll on the same ticks of the clock (multiples of the
      * interval), not each on its own: the node then wakes once per tick for all of this instance's
      * shards, where unaligned polls wake its request and read threads once per shard, and each
-     * wake-up, not the read, is what an idle poll costs it (docs/design.md section 7.2; docs/performance.md, "The repair
-     * service when idle").
+     * wake-up, not the read, is what an idle poll costs it. A step after such a sleep is dated by
+     * its tick, so that the workers share one read of it ({@link TickReads}; docs/design.md section
+     * 7.2, docs/performance.md "The repair service when idle").
      */
     private void run(ShardWorker w, java.util.function.BooleanSupplier done) {
+        boolean slept = false;
         while (w.running && !done.getAsBoolean()) {
             try {
-                Boolean backlog = w.stepWhileRunning(clock.millis());
+                long now = clock.millis();
+                // after a sleep to a tick, the step is dated by the tick: the workers' shared read of it (TickReads)
+                Boolean backlog = w.stepWhileRunning(slept ? now - Math.floorMod(now, pollInterval.toMillis()) : now);
                 if (backlog == null) {
                     return;
                 }
+                slept = !backlog;
                 if (!backlog) {
                     Thread.sleep(untilNextTick(clock.millis(), pollInterval.toMillis())); // one poll per interval, however much each found
                 }

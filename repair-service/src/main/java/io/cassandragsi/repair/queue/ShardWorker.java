@@ -63,6 +63,8 @@ final class ShardWorker {
 
     private long bucket;
     private UUID afterId;
+    /** Where the next step's fast path starts, as the last step (or the resume) left it: read by other workers' shared reads. */
+    private volatile TickReads.Position position;
     private final Map<UUID, Long> seen = new LinkedHashMap<>();
     private final List<Pending> pending = new ArrayList<>();
     private final Set<UUID> pendingIds = new HashSet<>();
@@ -119,6 +121,7 @@ final class ShardWorker {
         afterId = Tids.minAtTicks(Tids.ticks(from));
         lastCheckpointValue = from;
         resumedAt = from.toEpochMilli();
+        position = new TickReads.Position(bucket, afterId);
         LOG.debug("shard {}: resuming from {}", shard, from);
     }
 
@@ -133,6 +136,11 @@ final class ShardWorker {
         } finally {
             stepping.unlock();
         }
+    }
+
+    /** Where the next step's fast path starts ({@link TickReads}). */
+    TickReads.Position position() {
+        return position;
     }
 
     /** True once a worker told to stop is not in a step and will start none: its shard may be worked again. */
@@ -207,6 +215,7 @@ final class ShardWorker {
             checkpoints.done(shard, Instant.ofEpochMilli(doneBefore), owner);
             lastCheckpoint = nowMillis;
         }
+        position = new TickReads.Position(bucket, afterId);
         return full;
     }
 

@@ -8,7 +8,10 @@ import com.datastax.oss.driver.api.core.cql.Row;
 import io.cassandragsi.schema.Cql;
 import io.cassandragsi.schema.QueueLayout;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -19,6 +22,7 @@ public final class QueueStore implements QueueReads {
     private final CqlSession session;
     private final PreparedStatement after;
     private final PreparedStatement between;
+    private final PreparedStatement betweenInShards;
     private final PreparedStatement write;
     private final PreparedStatement idsAfter;
     private final PreparedStatement byIds;
@@ -36,6 +40,8 @@ public final class QueueStore implements QueueReads {
                 + " WHERE shard = ? AND bucket = ? AND id > ? LIMIT 5000");
         this.between = session.prepare("SELECT id, keyspace_name, table_name, pk, ck, tid_min, tid_max, flags FROM " + table
                 + " WHERE shard = ? AND bucket = ? AND id > ? AND id <= ? LIMIT 5000");
+        this.betweenInShards = session.prepare("SELECT shard, id, keyspace_name, table_name, pk, ck, tid_min, tid_max, flags FROM " + table
+                + " WHERE shard IN ? AND bucket = ? AND id > ? AND id <= ? LIMIT " + READ_LIMIT);
         // the sweeps read ids only: a marker seen before costs its key, not its eight cells
         this.idsAfter = session.prepare("SELECT id FROM " + table + " WHERE shard = ? AND bucket = ? AND id > ? LIMIT 5000");
         this.byIds = session.prepare("SELECT id, keyspace_name, table_name, pk, ck, tid_min, tid_max, flags FROM " + table
@@ -62,6 +68,21 @@ public final class QueueStore implements QueueReads {
                     r.getUuid(5), r.getUuid(6), r.getInt(7)));
         }
         return out;
+    }
+
+    /** One query for every shard (the consumer's read of a poll tick, docs/design.md section 7.2). */
+    @Override
+    public Map<Integer, List<Marker>> readShards(Set<Integer> shards, long bucket, UUID afterId, UUID upTo, ConsistencyLevel cl) {
+        Map<Integer, List<Marker>> out = new HashMap<>();
+        shards.forEach(shard -> out.put(shard, new ArrayList<>()));
+        int total = 0;
+        var stmt = betweenInShards.bind(List.copyOf(shards), bucket, afterId, upTo).setConsistencyLevel(cl).setPageSize(2000);
+        for (Row r : session.execute(stmt)) {
+            out.get(r.getInt(0)).add(new Marker(r.getUuid(1), r.getString(2), r.getString(3), r.getByteBuffer(4), r.getByteBuffer(5),
+                    r.getUuid(6), r.getUuid(7), r.getInt(8)));
+            total++;
+        }
+        return total >= READ_LIMIT ? null : out; // each shard's part is in id order: the rows of a partition come in clustering order
     }
 
     @Override
