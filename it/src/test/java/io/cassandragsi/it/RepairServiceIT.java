@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -126,5 +127,46 @@ class RepairServiceIT {
             }
             assertThat(service.consumer().metrics.lateMarkers.sum()).as("markers the sweeps found").isPositive();
         }
+    }
+
+    /**
+     * The shared read of a poll tick (docs/design.md section 7.2, {@code QueueStore.readShards}:
+     * one {@code shard IN (...)} query) against each shard's own read, on a real node: markers in
+     * a bucket of 2020 that no consumer reads, random bounds. A shared read that lost markers would
+     * leave them to the sweeps, which would hide it from every convergence test.
+     */
+    @Test
+    void should_read_every_shard_of_a_tick_with_one_query_as_each_shard_alone() {
+        CqlSession session = SharedCluster.session();
+        long seed = seed();
+        SharedCluster.apply(SharedCluster.example("revisions", "it_shared")); // the project keyspace and its queue, when this runs first
+        System.out.println("RepairServiceIT shared reads seed " + seed + " (replay with -Dgsi.seed=" + seed + ")");
+        java.util.Random random = new java.util.Random(seed);
+        QueueStore queue = new QueueStore(session, QueueLayout.DEFAULT_KEYSPACE);
+        long start = Instant.parse("2020-01-01T00:00:00Z").toEpochMilli();
+        long bucket = queue.settings().bucketOf(start);
+        for (int i = 0; i < 400; i++) {
+            long at = start + random.nextInt(9_000);
+            ByteBuffer pk = ByteBuffer.wrap(("k" + random.nextInt(100)).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            queue.enqueue(new Marker(Tids.fromTicks(at * 10_000L + random.nextInt(10_000), random.nextLong()), "it_shared", "t", pk,
+                    Composite.encode(List.of()), null, null, QueueLayout.FLAG_PARTIAL), at, ConsistencyLevel.LOCAL_QUORUM);
+        }
+        java.util.Set<Integer> shards = new java.util.TreeSet<>();
+        for (int shard = 0; shard < queue.settings().shards(); shard++) {
+            shards.add(shard);
+        }
+        int compared = 0;
+        for (int round = 0; round < 20; round++) {
+            UUID after = Tids.minAtTicks((start + random.nextInt(9_000)) * 10_000L);
+            UUID upTo = Tids.maxAtTicks((start + 4_000 + random.nextInt(6_000)) * 10_000L);
+            Map<Integer, List<Marker>> shared = queue.readShards(shards, bucket, after, upTo, ConsistencyLevel.LOCAL_QUORUM);
+            assertThat(shared).as("seed %d round %d: fewer than the limit together", seed, round).isNotNull();
+            for (int shard : shards) {
+                List<Marker> alone = queue.read(shard, bucket, after, upTo, ConsistencyLevel.LOCAL_QUORUM);
+                assertThat(shared.get(shard)).as("seed %d round %d shard %d", seed, round, shard).isEqualTo(alone);
+                compared += alone.size();
+            }
+        }
+        assertThat(compared).as("markers compared (an empty bucket would judge nothing)").isPositive();
     }
 }

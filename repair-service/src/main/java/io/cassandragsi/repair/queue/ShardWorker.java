@@ -50,7 +50,7 @@ final class ShardWorker {
     /** The slow sweep for markers visible later than {@link #GRACE}: how often, and how far back. */
     static final Duration LATE_SWEEP_EVERY = Duration.ofMinutes(5);
     static final Duration LATE_SPAN = Duration.ofMinutes(15);
-    private static final UUID BEFORE_ALL = Tids.minAtTicks(-WriteTimestamps.UUID_EPOCH_OFFSET);
+    static final UUID BEFORE_ALL = Tids.minAtTicks(-WriteTimestamps.UUID_EPOCH_OFFSET);
 
     final int shard;
     private final QueueReads queue;

@@ -34,7 +34,6 @@ final class TickReads implements QueueReads {
         }
     }
 
-    private static final UUID BEFORE_ALL = Tids.minAtTicks(-WriteTimestamps.UUID_EPOCH_OFFSET);
     private final QueueReads queue;
     private final long tickMillis;
     private final long settleMillis;
@@ -97,7 +96,7 @@ final class TickReads implements QueueReads {
             if (p == null || p.bucket() > bucket) {
                 continue; // already past this bucket
             }
-            UUID start = p.bucket() == bucket ? p.afterId() : BEFORE_ALL;
+            UUID start = p.bucket() == bucket ? p.afterId() : ShardWorker.BEFORE_ALL;
             shards.add(e.getKey());
             if (Tids.compare(start, from) < 0) {
                 from = start;
