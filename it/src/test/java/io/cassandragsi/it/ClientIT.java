@@ -132,6 +132,48 @@ class ClientIT {
         assertThat(byLength(7).limit(3).readAsync().join().items()).hasSize(3);
     }
 
+    /**
+     * A page that ends inside an index fetch resumes behind the key of the last row it consumed,
+     * in Cassandra's clustering order, however many entries were written before that row since
+     * (docs/design.md section 8.5). Rows q0 to q9 have length 6 (eventual read; r0 to r9 length 3
+     * for the consistent one), q0 to q2 then move to length 9: the first page of 2 fetches q0, q1
+     * (both moved), then q2 to q5, and ends at q4 inside that fetch. 60 rows written between pages
+     * sort between q3 and q4; a resume behind a count of rows (the token before) landed among them
+     * and served q4 again.
+     */
+    @Test
+    void should_page_behind_the_last_row_consumed_when_many_entries_were_written_before_it_between_pages() {
+        CqlSession session = SharedCluster.session();
+        PreparedStatement insert = session.prepare("INSERT INTO " + KS + ".revisions (key, tid, length, value) VALUES (?, ?, ?, ?)");
+        for (boolean consistent : new boolean[] {false, true}) {
+            String p = consistent ? "r" : "q";
+            int length = consistent ? 3 : 6;
+            int moved = consistent ? 2 : 9;
+            for (int i = 0; i < 10; i++) {
+                session.execute(insert.bind(p + i, Uuids.timeBased(), BigInteger.valueOf(length), "v" + i).setConsistencyLevel(ConsistencyLevel.LOCAL_QUORUM));
+            }
+            for (int i = 0; i < 3; i++) {
+                session.execute(insert.bind(p + i, Uuids.timeBased(), BigInteger.valueOf(moved), "moved").setConsistencyLevel(ConsistencyLevel.LOCAL_QUORUM));
+            }
+            assertThat(byLength(moved).fresh().read().items()).as("the moves indexed").hasSize(3);
+            IndexQuery q = consistent ? byLength(length).consistent().limit(2) : byLength(length).limit(2);
+            IndexPage page = q.read();
+            List<IndexItem> items = new ArrayList<>(page.items());
+            assertThat(keys(items)).as("consistent %s: the first page", consistent).containsExactly(p + 3, p + 4);
+            for (int i = 0; i < 60; i++) {
+                session.execute(insert.bind(String.format("%s3-%02d", p, i), Uuids.timeBased(), BigInteger.valueOf(length), "new")
+                        .setConsistencyLevel(ConsistencyLevel.LOCAL_QUORUM));
+            }
+            assertThat(byLength(length).fresh().limit(1000).read().items()).as("the new rows indexed").hasSize(67);
+            while (page.hasNext()) {
+                page = q.next(page.next()).read();
+                items.addAll(page.items());
+            }
+            assertThat(keys(items)).as("consistent %s: every page, as of the first page's moment", consistent)
+                    .containsExactly(p + 3, p + 4, p + 5, p + 6, p + 7, p + 8, p + 9);
+        }
+    }
+
     @Test
     void should_drop_what_the_base_denies_when_consistent_with_paging() {
         List<IndexItem> items = new ArrayList<>();

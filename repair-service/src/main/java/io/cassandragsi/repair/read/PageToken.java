@@ -18,15 +18,18 @@ import javax.crypto.spec.SecretKeySpec;
  * The opaque {@code next} token (docs/design.md section 8.5): the read's query time (so that a
  * read without {@code as_of} keeps the first page's moment) and where the previous page stopped in
  * its source, each source with a position of its own ({@link Resume}): in the index table the
- * driver's paging state, how many rows of that page were consumed and an identity of the last of
- * them (so that a page resumed after rows were inserted before it starts behind that row, not a
- * count of rows further); in buckets a digest of their labels and seals and the clustering key to
- * resume behind. Bound to the query it came from (a fingerprint of keyspace, table, index,
- * values, bounds, consistency and query time) and signed with HMAC-SHA256, so a token that was
- * altered or belongs to another query is rejected with 400 instead of returning wrong pages.
+ * driver's paging state, how many rows of that page were consumed and the clustering key of the
+ * last of them (so that a page resumed after rows were written before it starts behind that row in
+ * clustering order, however many were written); in buckets a digest of their labels and seals and
+ * the clustering key to resume behind. Bound to the query it came from (a fingerprint of keyspace,
+ * table, index, values, bounds, consistency and query time) and signed with HMAC-SHA256, so a
+ * token that was altered or belongs to another query is rejected with 400 instead of returning
+ * wrong pages.
  *
- * <p>Tokens of the version before (4, one layout for every source) are still read: an index
- * table's position as it was, a buckets' one as {@link LegacyBuckets}, which the planner accepts
+ * <p>Earlier tokens are still read. An index-table position that names its last row by a digest
+ * of its key (version 5, issued until 2026-11-30) resumes behind that row where the rows read hold
+ * it, else behind the count. Version 4 (one layout for every source): an index table's position as
+ * it was, a buckets' one as {@link LegacyBuckets}, which the planner accepts
  * for several buckets merged and refuses for one bucket (read then by driver paging, now a merge of
  * one bucket; {@link ReadPlanner#resume}).
  */
@@ -34,8 +37,10 @@ final class PageToken {
     private static final byte VERSION = 5;
     /** The token version before sources had positions of their own. */
     private static final byte VERSION_4 = 4;
+    /** An index-table position whose last row is a digest of its key (issued before {@link #INDEX_TABLE_KEY}). */
     private static final byte INDEX_TABLE = 0;
     private static final byte BUCKETS = 1;
+    private static final byte INDEX_TABLE_KEY = 2;
     /** The seal of a version-4 token that pages through an index table, not a bucket. */
     private static final UUID NO_SEAL = new UUID(0, 0);
     /** Bytes of a row identity ({@link #rowId}). */
@@ -49,10 +54,18 @@ final class PageToken {
     sealed interface Resume permits IndexResume, BucketsResume, LegacyBuckets {}
 
     /**
-     * In the index table: the driver's paging state of the page being read (null: the first), how
-     * many of its rows were consumed, and the {@link #rowId} of the last of them (null when none).
+     * In the index table: the paging state of the page the position lies in (null: the first), how
+     * many of its rows were consumed, and the clustering key the rows read from there on are
+     * skipped up to ({@code behind}: the last row consumed, which may lie beyond that page when
+     * entries were written before it since; null when there is none). {@code lastRow}: the
+     * {@link #rowId} of that row instead, in tokens issued before keys were (null otherwise).
      */
-    record IndexResume(byte[] pagingState, int offset, byte[] lastRow) implements Resume {}
+    record IndexResume(byte[] pagingState, int offset, List<ByteBuffer> behind, byte[] lastRow) implements Resume {
+        /** The start of the page of {@code pagingState}. */
+        static IndexResume at(byte[] pagingState) {
+            return new IndexResume(pagingState, 0, null, null);
+        }
+    }
 
     /** In buckets merged: the digest of their labels and seals ({@code BucketMerge.seals}) and the clustering key to resume behind. */
     record BucketsResume(UUID seals, List<ByteBuffer> behind) implements Resume {}
@@ -96,10 +109,13 @@ final class PageToken {
     String encode(Position p) {
         byte[] body;
         if (p.resume() instanceof IndexResume r) {
+            if (r.lastRow() != null || (r.offset() > 0 && r.behind() == null)) {
+                throw new IllegalArgumentException("a token is issued with the key of the last row consumed: " + r);
+            }
             byte[] state = r.pagingState() == null ? new byte[0] : r.pagingState();
-            byte[] lastRow = r.lastRow() == null ? new byte[ROW_ID_BYTES] : r.lastRow();
-            body = ByteBuffer.allocate(1 + 4 + ROW_ID_BYTES + 4 + state.length).put(INDEX_TABLE).putInt(r.offset()).put(lastRow, 0, ROW_ID_BYTES)
-                    .putInt(state.length).put(state).array();
+            byte[] key = r.behind() == null ? new byte[0] : Composite.encode(r.behind()).array();
+            body = ByteBuffer.allocate(1 + 4 + 4 + state.length + 1 + 4 + key.length).put(INDEX_TABLE_KEY).putInt(r.offset()).putInt(state.length)
+                    .put(state).put((byte) (r.behind() == null ? 0 : 1)).putInt(key.length).put(key).array();
         } else if (p.resume() instanceof BucketsResume r) {
             byte[] key = Composite.encode(r.behind()).array();
             body = ByteBuffer.allocate(1 + 16 + 4 + key.length).put(BUCKETS).putLong(r.seals().getMostSignificantBits())
@@ -144,7 +160,12 @@ final class PageToken {
             throw ReadException.badRequest("bad_next", "'next' belongs to another query (path, bounds, consistent or as_of differ)");
         }
         try {
-            Resume resume = raw[0] == VERSION_4 ? version4(b) : b.get() == INDEX_TABLE ? index(b) : buckets(b);
+            Resume resume = raw[0] == VERSION_4 ? version4(b) : switch (b.get()) {
+                case INDEX_TABLE -> index(b);
+                case BUCKETS -> buckets(b);
+                case INDEX_TABLE_KEY -> indexKey(b);
+                default -> throw new IllegalArgumentException("no such source");
+            };
             if (b.hasRemaining()) {
                 throw new IllegalArgumentException("bytes left over");
             }
@@ -162,7 +183,18 @@ final class PageToken {
         if (offset < 0) {
             throw new IllegalArgumentException("negative offset");
         }
-        return new IndexResume(state.length == 0 ? null : state, offset, offset == 0 ? null : lastRow);
+        return new IndexResume(state.length == 0 ? null : state, offset, null, offset == 0 ? null : lastRow);
+    }
+
+    private static IndexResume indexKey(ByteBuffer b) {
+        int offset = b.getInt();
+        byte[] state = bytes(b);
+        byte hasKey = b.get();
+        byte[] key = bytes(b);
+        if (offset < 0 || hasKey < 0 || hasKey > 1 || (hasKey == 0 && (offset > 0 || key.length > 0))) {
+            throw new IllegalArgumentException("offset " + offset + ", key " + hasKey + " of " + key.length + " bytes");
+        }
+        return new IndexResume(state.length == 0 ? null : state, offset, hasKey == 0 ? null : Composite.decode(ByteBuffer.wrap(key)), null);
     }
 
     private static BucketsResume buckets(ByteBuffer b) {

@@ -20,8 +20,8 @@ class PageTokenTest {
     private final PageToken tokens = new PageToken(KEY);
     private final byte[] fp = PageToken.fingerprint("query");
 
-    private static PageToken.Position index(byte[] fp, byte[] state, int offset, byte[] lastRow) {
-        return new PageToken.Position(fp, Q, new PageToken.IndexResume(state, offset, lastRow));
+    private static PageToken.Position index(byte[] fp, byte[] state, int offset, List<ByteBuffer> behind) {
+        return new PageToken.Position(fp, Q, new PageToken.IndexResume(state, offset, behind, null));
     }
 
     private PageToken.IndexResume indexAt(String token) {
@@ -38,7 +38,7 @@ class PageTokenTest {
     void should_decode_what_it_encoded_when_tokens_are_signed_one_after_another() {
         // the MAC is kept per thread and reused: each token must be signed from a fresh state
         for (int i = 0; i < 5; i++) {
-            String t = tokens.encode(index(fp, new byte[] {1, 2, (byte) i}, i, i == 0 ? null : new byte[PageToken.ROW_ID_BYTES]));
+            String t = tokens.encode(index(fp, new byte[] {1, 2, (byte) i}, i, i == 0 ? null : List.of(ByteBuffer.wrap(new byte[] {(byte) i}))));
             assertThat(indexAt(t).offset()).isEqualTo(i);
             assertThat(indexAt(t).pagingState()).containsExactly(1, 2, i);
             assertThat(tokens.decode(t, q -> fp).queryTime()).isEqualTo(Q);
@@ -48,12 +48,18 @@ class PageTokenTest {
     }
 
     @Test
-    void should_carry_the_identity_of_the_last_row_consumed_when_a_page_ends_inside_an_index_page() {
-        byte[] last = PageToken.rowId(List.of(ByteBuffer.wrap(new byte[] {7})));
+    void should_carry_the_clustering_key_of_the_last_row_consumed_when_a_page_ends_inside_an_index_page() {
+        List<ByteBuffer> last = List.of(ByteBuffer.wrap("k7".getBytes(StandardCharsets.UTF_8)), ByteBuffer.allocate(0));
         PageToken.IndexResume p = indexAt(tokens.encode(index(fp, new byte[] {1}, 4, last)));
         assertThat(p.offset()).isEqualTo(4);
-        assertThat(p.lastRow()).containsExactly(last);
-        assertThat(indexAt(tokens.encode(index(fp, new byte[] {1}, 0, null))).lastRow()).isNull();
+        assertThat(p.behind()).isEqualTo(last);
+        assertThat(p.lastRow()).isNull();
+        assertThat(indexAt(tokens.encode(index(fp, new byte[] {1}, 0, null))).behind()).isNull();
+        assertThat(indexAt(tokens.encode(index(fp, new byte[] {1}, 1, List.of()))).behind()).as("an index without clustering columns").isEmpty();
+        assertThat(indexAt(tokens.encode(index(fp, new byte[] {1}, 0, List.of()))).behind()).as("the next index page, still behind a key of no columns")
+                .isEmpty();
+        assertThat(indexAt(tokens.encode(index(fp, new byte[] {1}, 0, last))).behind()).as("the next index page, still behind").isEqualTo(last);
+        assertThatThrownBy(() -> tokens.encode(index(fp, new byte[] {1}, 4, null))).as("rows consumed, no key").isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -85,7 +91,7 @@ class PageTokenTest {
 
     @Test
     void should_refuse_as_bad_next_when_any_byte_of_a_token_is_altered() {
-        for (PageToken.Position p : List.of(index(fp, new byte[] {9}, 2, new byte[PageToken.ROW_ID_BYTES]),
+        for (PageToken.Position p : List.of(index(fp, new byte[] {9}, 2, List.of(ByteBuffer.wrap(new byte[] {5}))),
                 new PageToken.Position(fp, Q, new PageToken.BucketsResume(SEALS, List.of(ByteBuffer.wrap(new byte[] {1})))))) {
             byte[] raw = Base64.getUrlDecoder().decode(tokens.encode(p));
             for (int i = 1; i < raw.length; i++) {

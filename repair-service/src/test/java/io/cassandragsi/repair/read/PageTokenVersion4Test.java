@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Tokens that the service issued before sources had positions of their own (version 4,
- * docs/design.md section 8.5) keep working where they can: an index table's position as it was, a
+ * docs/design.md section 8.5), or before an index-table position carried its last row's key
+ * (version 5, kind 0), keep working where they can: an index table's position as it was, a
  * merge's as a position in buckets; one bucket's (read then by the driver's paging) is 400
  * bad_next saying why. The version-4 layout is written here byte by byte, as those tokens are.
  */
@@ -32,6 +33,11 @@ class PageTokenVersion4Test {
         UUID s = seal == null ? new UUID(0, 0) : seal;
         b.put((byte) 4).put(fp).putLong(Q.getMostSignificantBits()).putLong(Q.getLeastSignificantBits()).putLong(s.getMostSignificantBits())
                 .putLong(s.getLeastSignificantBits()).putInt(offset).put(lastRow == null ? new byte[16] : lastRow).putInt(state.length).put(state);
+        return signed(b);
+    }
+
+    /** The token of the bytes written into {@code b}, its last 32 bytes left for the HMAC. */
+    private static String signed(ByteBuffer b) throws Exception {
         Mac mac = Mac.getInstance("HmacSHA256");
         mac.init(new SecretKeySpec(KEY, "HmacSHA256"));
         mac.update(b.array(), 0, b.position());
@@ -49,6 +55,24 @@ class PageTokenVersion4Test {
         assertThat(r.offset()).isEqualTo(3);
         assertThat(r.lastRow()).containsExactly(last);
         assertThat(ReadPlanner.resume(r)).isSameAs(r);
+    }
+
+    /** A version-5 token of an index table as issued until keys were: kind 0, offset, digest of the last row, state length, state. */
+    private String version5(int offset, byte[] lastRow, byte[] state) throws Exception {
+        ByteBuffer b = ByteBuffer.allocate(1 + 32 + 16 + 1 + 4 + 16 + 4 + state.length + 32);
+        b.put((byte) 5).put(fp).putLong(Q.getMostSignificantBits()).putLong(Q.getLeastSignificantBits()).put((byte) 0).putInt(offset).put(lastRow)
+                .putInt(state.length).put(state);
+        return signed(b);
+    }
+
+    @Test
+    void should_resume_an_index_table_read_from_a_version_5_token_that_names_its_last_row_by_digest() throws Exception {
+        byte[] last = PageToken.rowId(List.of(ByteBuffer.wrap(new byte[] {7})));
+        PageToken.IndexResume r = (PageToken.IndexResume) tokens.decode(version5(2, last, new byte[] {3}), q -> fp).resume();
+        assertThat(r.pagingState()).containsExactly(3);
+        assertThat(r.offset()).isEqualTo(2);
+        assertThat(r.lastRow()).containsExactly(last);
+        assertThat(r.behind()).isNull();
     }
 
     @Test

@@ -138,7 +138,7 @@ class ReadPlannerTest {
         Source.Buckets buckets = (Source.Buckets) first(WINDOW, sealed(days, SEAL));
         PageToken.Resume behind = new PageToken.BucketsResume(buckets.seals(), List.of(ByteBuffer.wrap(new byte[] {1})));
         assertThat(later(WINDOW, behind, sealed(days, SEAL))).isEqualTo(buckets);
-        assertThat(later(WINDOW, new PageToken.IndexResume(null, 0, null), sealed(days, SEAL))).as("a read of the index table stays on it")
+        assertThat(later(WINDOW, PageToken.IndexResume.at(null), sealed(days, SEAL))).as("a read of the index table stays on it")
                 .isEqualTo(Source.INDEX_TABLE);
         assertThatThrownBy(() -> later(WINDOW, behind, sealed(days, RESEAL))).as("sealed again").isInstanceOf(ReadException.class)
                 .hasMessageContaining("sealed again").satisfies(e -> assertThat(((ReadException) e).error()).isEqualTo("bad_next"));
