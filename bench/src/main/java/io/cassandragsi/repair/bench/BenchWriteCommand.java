@@ -282,6 +282,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
         // the end-to-end variants: the repair service in its own JVM, reading the queue from now on (the
         // markers of the other variants' phases are not its work), stopped once it has drained this phase's
         ServiceProcess service = v.e2e() ? startService() : null;
+        double serviceIdleRate = service == null ? 0 : idleRate(service);
         long serviceCpu0 = service == null ? 0 : service.cpuNanos();
         long[] node0 = v.nodeMode() ? probe.maintainers() : new long[7];
         List<Optional<long[]>> machine = new ArrayList<>(2);
@@ -315,6 +316,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
         }
         double drain = 0;
         long serviceCpu = 0;
+        long serviceIdle = 0;
         if (service != null) {
             try (service) {
                 drain = service.awaitDrained(Duration.ofMinutes(5));
@@ -323,6 +325,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
                     drain += service.awaitDrained(Duration.ofMinutes(5)); // and what it handed off meanwhile
                 }
                 serviceCpu = service.cpuNanos() - serviceCpu0;
+                serviceIdle = (long) (serviceIdleRate * (counts.nanos() / 1e9 + drain));
                 cpu[1] = probe.nodeCpuNanos(); // the node's work for the service is part of the write's cost
                 mismatches[1] = probe.digestMismatches();
                 times[1] = Instant.now();
@@ -350,7 +353,24 @@ public final class BenchWriteCommand implements Callable<Integer> {
         return new PhaseResult(v, round, times[0], times[1], counts.nanos() / 1e9 + drain, counts.writes(), counts.errors(),
                 cpu[1] - cpu[0], flushCpu, flushSeconds, settled, cpu[3] - cpu[2],
                 NodeProbe.busyCores(machine.get(0), machine.get(1), cores), counts.firstError(), serviceCpu, drain, mismatches[1] - mismatches[0],
-                node1[2] - node0[2], node1[1] - node0[1]);
+                node1[2] - node0[2], node1[1] - node0[1], serviceIdle);
+    }
+
+    /** Seconds a freshly started service settles, then is measured idle, before an end-to-end phase. */
+    private static final int SERVICE_SETTLE_SECONDS = 3;
+    private static final int SERVICE_IDLE_SECONDS = 5;
+
+    /**
+     * The service's CPU a second (ns) with no writes, over {@value #SERVICE_IDLE_SECONDS} s once it
+     * has settled: its polling, and what is left of a fresh JVM's compiling (docs/performance.md,
+     * "The repair service when idle").
+     */
+    private static double idleRate(ServiceProcess service) throws InterruptedException {
+        Thread.sleep(SERVICE_SETTLE_SECONDS * 1000L);
+        long cpu0 = service.cpuNanos();
+        long t0 = System.nanoTime();
+        Thread.sleep(SERVICE_IDLE_SECONDS * 1000L);
+        return (service.cpuNanos() - cpu0) / ((System.nanoTime() - t0) / 1e9);
     }
 
     /** Starts the repair service for an end-to-end phase, its shards' checkpoints moved to now first. */

@@ -17,6 +17,9 @@ import java.time.Instant;
  *     costs full data reads and blocking read repair; always 0 on one node
  * @param nodeTaken writes the in-node maintainers took during the phase (node-mode variants)
  * @param nodeHandedOff of those, the ones they handed to the repair service
+ * @param serviceIdleCpuNanos what the repair service's CPU rate while idle, measured right before
+ *     the phase, comes to over the phase and its drain: the part of {@code serviceCpuNanos} the
+ *     service would spend with no writes at all (its polling, and a fresh JVM's compiling)
  */
 record PhaseResult(
         Variant variant,
@@ -37,13 +40,14 @@ record PhaseResult(
         double drainSeconds,
         long digestMismatches,
         long nodeTaken,
-        long nodeHandedOff) {
+        long nodeHandedOff,
+        long serviceIdleCpuNanos) {
 
     PhaseResult(Variant variant, int round, Instant started, Instant ended, double seconds, long writes, long errors, long nodeCpuNanos,
             long flushNodeCpuNanos, double flushSeconds, boolean settled, long clientCpuNanos, double machineBusyCores, String firstError,
             long serviceCpuNanos, double drainSeconds, long digestMismatches) {
         this(variant, round, started, ended, seconds, writes, errors, nodeCpuNanos, flushNodeCpuNanos, flushSeconds, settled, clientCpuNanos,
-                machineBusyCores, firstError, serviceCpuNanos, drainSeconds, digestMismatches, 0, 0);
+                machineBusyCores, firstError, serviceCpuNanos, drainSeconds, digestMismatches, 0, 0, 0);
     }
 
     /** The share of the writes the in-node maintainers took that they handed to the repair service (NaN when they took none). */
@@ -54,12 +58,17 @@ record PhaseResult(
     PhaseResult(Variant variant, int round, Instant started, Instant ended, double seconds, long writes, long errors, long nodeCpuNanos,
             long flushNodeCpuNanos, double flushSeconds, boolean settled, long clientCpuNanos, double machineBusyCores, String firstError) {
         this(variant, round, started, ended, seconds, writes, errors, nodeCpuNanos, flushNodeCpuNanos, flushSeconds, settled, clientCpuNanos,
-                machineBusyCores, firstError, 0, 0, 0, 0, 0);
+                machineBusyCores, firstError, 0, 0, 0, 0, 0, 0);
     }
 
     /** The repair service's CPU per acknowledged write (end-to-end variants; 0 for the others), in µs. */
     double serviceCpuUsPerWrite() {
         return perWrite(serviceCpuNanos);
+    }
+
+    /** The idle share of {@link #serviceCpuUsPerWrite} ({@code serviceIdleCpuNanos} per write), in µs. */
+    double serviceIdleCpuUsPerWrite() {
+        return perWrite(serviceIdleCpuNanos);
     }
 
     boolean warmup() {

@@ -85,6 +85,7 @@ final class WriteReport {
             double flushNodeCpuUsPerWrite,
             double clientCpuUsPerWrite,
             double serviceCpuUsPerWrite,
+            double serviceIdleCpuUsPerWrite,
             double drainSeconds) {}
 
     private final List<Variant> variants;
@@ -132,13 +133,14 @@ final class WriteReport {
         double flush = phases.stream().mapToLong(PhaseResult::flushNodeCpuNanos).sum();
         double client = phases.stream().mapToLong(PhaseResult::clientCpuNanos).sum();
         double service = phases.stream().mapToLong(PhaseResult::serviceCpuNanos).sum();
+        double serviceIdle = phases.stream().mapToLong(PhaseResult::serviceIdleCpuNanos).sum();
         double drain = phases.stream().mapToDouble(PhaseResult::drainSeconds).average().orElse(0);
         return new Summary(v, phases.size(), writes, errors, wps,
                 geometricMean(ratios),
                 ratios.stream().mapToDouble(Double::doubleValue).min(),
                 ratios.stream().mapToDouble(Double::doubleValue).max(),
                 perWrite(node, writes), perWrite(flush, writes), perWrite(client, writes),
-                v.e2e() ? perWrite(service, writes) : Double.NaN, v.e2e() ? drain : Double.NaN);
+                v.e2e() ? perWrite(service, writes) : Double.NaN, v.e2e() ? perWrite(serviceIdle, writes) : Double.NaN, v.e2e() ? drain : Double.NaN);
     }
 
     /** Writes/s of {@code v} over that of {@code over}, for each measured round that has both with writes. */
@@ -190,11 +192,11 @@ final class WriteReport {
     /** The table printed at the end: one line per variant, then the design targets and the comparisons. */
     String table() {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%-18s %10s %7s %13s %10s %11s %11s %12s %8s %8s%n",
-                "variant", "writes/s", "ratio", "ratio range", "node us/w", "+flush us/w", "client us/w", "service us/w", "drain s",
+        sb.append(String.format(Locale.ROOT, "%-18s %10s %7s %13s %10s %11s %11s %12s %9s %8s %8s%n",
+                "variant", "writes/s", "ratio", "ratio range", "node us/w", "+flush us/w", "client us/w", "service us/w", "idle us/w", "drain s",
                 "errors"));
         for (Summary s : summaries) {
-            sb.append(String.format(Locale.ROOT, "%-18s %10s %7s %13s %10s %11s %11s %12s %8s %8d%n",
+            sb.append(String.format(Locale.ROOT, "%-18s %10s %7s %13s %10s %11s %11s %12s %9s %8s %8d%n",
                     s.variant().label(),
                     String.format(Locale.ROOT, "%,.0f", s.writesPerSecond()),
                     fixed(s.ratio(), 3),
@@ -204,12 +206,14 @@ final class WriteReport {
                     fixed(s.flushNodeCpuUsPerWrite(), 1),
                     fixed(s.clientCpuUsPerWrite(), 1),
                     fixed(s.serviceCpuUsPerWrite(), 1),
+                    fixed(s.serviceIdleCpuUsPerWrite(), 1),
                     fixed(s.drainSeconds(), 1),
                     s.errors()));
         }
         if (variants.stream().anyMatch(Variant::e2e)) {
             sb.append("(-e2e: the repair service runs in its own JVM on this machine; a phase lasts until it has drained its backlog,"
-                    + " writes/s counts that time, and node us/w includes the node's work for the service)").append(System.lineSeparator());
+                    + " writes/s counts that time, and node us/w includes the node's work for the service; idle us/w: the part of service us/w"
+                    + " its CPU rate with no writes, measured before the phase, comes to over the phase)").append(System.lineSeparator());
         }
         if (variants.stream().anyMatch(Variant::unversioned)) {
             sb.append("(ratio: to unindexed in the same round; for the -u variants to unindexed-u)").append(System.lineSeparator());
@@ -260,7 +264,8 @@ final class WriteReport {
                 round, p.variant().label(), String.format(Locale.ROOT, "%,.0f", p.writesPerSecond()),
                 fixed(p.nodeCpuUsPerWrite(), 1), p.flushSeconds(), fixed(p.otherBusyCores(), 2)));
         if (p.variant().e2e()) {
-            sb.append(String.format(Locale.ROOT, "  service %s us/w, drained in %.1f s", fixed(p.serviceCpuUsPerWrite(), 1), p.drainSeconds()));
+            sb.append(String.format(Locale.ROOT, "  service %s us/w (idle %s), drained in %.1f s", fixed(p.serviceCpuUsPerWrite(), 1),
+                    fixed(p.serviceIdleCpuUsPerWrite(), 1), p.drainSeconds()));
         }
         if (p.variant().nodeMode()) {
             sb.append(String.format(Locale.ROOT, "  node took %,d, handed off %s", p.nodeTaken(), percent(p.handedOffShare())));
@@ -307,6 +312,7 @@ final class WriteReport {
             put(n, "flush_cpu_us_per_write", s.flushNodeCpuUsPerWrite(), 1);
             put(n, "client_cpu_us_per_write", s.clientCpuUsPerWrite(), 1);
             put(n, "service_cpu_us_per_write", s.serviceCpuUsPerWrite(), 1);
+            put(n, "service_idle_cpu_us_per_write", s.serviceIdleCpuUsPerWrite(), 1);
             put(n, "drain_seconds", s.drainSeconds(), 2);
             n.put("writes", s.writes());
             n.put("errors", s.errors());
@@ -355,6 +361,7 @@ final class WriteReport {
             put(n, "client_cpu_us_per_write", p.clientCpuUsPerWrite(), 1);
             if (p.variant().e2e()) {
                 put(n, "service_cpu_us_per_write", p.serviceCpuUsPerWrite(), 1);
+                put(n, "service_idle_cpu_us_per_write", p.serviceIdleCpuUsPerWrite(), 1);
                 put(n, "drain_seconds", p.drainSeconds(), 2);
             }
             if (p.variant().nodeMode()) {

@@ -154,6 +154,19 @@ class WriteReportTest {
         assertThat(json.at("/phases/0/digest_mismatches").asLong()).isEqualTo(1_234);
     }
 
+    @Test
+    void should_show_the_idle_share_of_the_service_cpu_beside_it() throws Exception {
+        // 8,000 writes; the service took 30 ms of CPU, 8 ms of which its idle rate comes to over the phase
+        PhaseResult p = new PhaseResult(Variant.GSI_1_NODE_E2E, 1, T0, T0.plusSeconds(10), 10.0, 8_000, 0, 80_000_000L, 0, 1.0, true, 0, 1.9, null,
+                30_000_000L, 1.5, 0, 8_000, 0, 8_000_000L);
+        assertThat(WriteReport.progressLine(p, 1)).contains("service 3.8 us/w (idle 1.0)");
+        WriteReport report = WriteReport.of(List.of(Variant.GSI_1_NODE_E2E), List.of(p), config());
+        assertThat(report.summary(Variant.GSI_1_NODE_E2E).orElseThrow().serviceIdleCpuUsPerWrite()).isCloseTo(1.0, within(1e-9));
+        assertThat(report.table()).contains("idle us/w");
+        JsonNode json = new ObjectMapper().readTree(report.jsonText());
+        assertThat(json.at("/phases/0/service_idle_cpu_us_per_write").asDouble()).isEqualTo(1.0);
+    }
+
     /** Both tables, one round: unindexed 10,000, gsi-1 5,000; unindexed-u 12,000, gsi-1-u 4,000, mv-u 5,000. */
     private static WriteReport withUnversioned() {
         List<PhaseResult> phases = List.of(
