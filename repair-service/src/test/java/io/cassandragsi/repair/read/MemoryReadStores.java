@@ -4,6 +4,7 @@ import io.cassandragsi.index.Tids;
 import io.cassandragsi.maintain.Version;
 import io.cassandragsi.repair.store.BaseVersions;
 import io.cassandragsi.repair.store.BucketsTable;
+import io.cassandragsi.schema.Composite;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -18,8 +19,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * {@link ReadStores} in memory, as Cassandra answers them, for an index whose partition is one
- * value and whose clustering is one text column (the row key): the index table's select in
- * clustering order, paged behind the last row returned (a page that fills its size carries a
+ * value, its clustering the rest of the entry key in an order the history gives (for a row key
+ * alone, text order; for a per-version index, tid descending, then row key): the index table's
+ * select in clustering order, paged behind the last row returned (a page that fills its size carries a
  * paging state even when nothing follows, as Cassandra's may); the buckets' merged select with
  * its per-partition limit taken per bucket before the merge, rows of one clustering key from
  * several buckets in any order; the bucket states; and the base table, whose rows are named by
@@ -27,8 +29,8 @@ import java.util.concurrent.CompletableFuture;
  * one's current rows.
  */
 final class MemoryReadStores implements ReadStores {
-    private final int partitionColumn;
-    private final int clusteringColumn;
+    private final int keySize;
+    private final Comparator<List<ByteBuffer>> order;
     private final int labelColumn;
     private final List<IndexRow> index = new ArrayList<>();
     private final Map<String, List<IndexRow>> buckets = new HashMap<>();
@@ -39,10 +41,13 @@ final class MemoryReadStores implements ReadStores {
     private final boolean readsMany;
     private final Random random;
 
-    /** Columns of an index row: the partition value's, the row key's, and a bucket row's label (after {@code _first} and {@code _seal}). */
-    MemoryReadStores(int partitionColumn, int clusteringColumn, int labelColumn, boolean readsMany, Random random) {
-        this.partitionColumn = partitionColumn;
-        this.clusteringColumn = clusteringColumn;
+    /**
+     * Columns of an index row: the partition value's (0), the clustering's (the rest of the first
+     * {@code keySize}) in {@code order}, and a bucket row's label (after {@code _first} and {@code _seal}).
+     */
+    MemoryReadStores(int keySize, Comparator<List<ByteBuffer>> order, int labelColumn, boolean readsMany, Random random) {
+        this.keySize = keySize;
+        this.order = order;
         this.labelColumn = labelColumn;
         this.readsMany = readsMany;
         this.random = random;
@@ -72,8 +77,8 @@ final class MemoryReadStores implements ReadStores {
         currentRows.put(key, row);
     }
 
-    private String clustering(IndexRow r) {
-        return text(r.get(clusteringColumn));
+    private List<ByteBuffer> clustering(IndexRow r) {
+        return java.util.Arrays.asList(r.columns()).subList(1, keySize);
     }
 
     private static String text(ByteBuffer b) {
@@ -81,15 +86,15 @@ final class MemoryReadStores implements ReadStores {
     }
 
     /** The rows of the read's partition behind {@code behind} (null: all), in clustering order. */
-    private List<IndexRow> partition(List<IndexRow> rows, Select select, String behind) {
+    private List<IndexRow> partition(List<IndexRow> rows, Select select, List<ByteBuffer> behind) {
         ByteBuffer partition = select.fixed().get(0);
         List<IndexRow> out = new ArrayList<>();
         for (IndexRow r : rows) {
-            if (r.get(partitionColumn).equals(partition) && (behind == null || clustering(r).compareTo(behind) > 0)) {
+            if (r.get(0).equals(partition) && (behind == null || order.compare(clustering(r), behind) > 0)) {
                 out.add(r);
             }
         }
-        out.sort(Comparator.comparing(this::clustering));
+        out.sort(Comparator.comparing(this::clustering, order));
         return out;
     }
 
@@ -98,22 +103,21 @@ final class MemoryReadStores implements ReadStores {
         if (select.shape().fixedRanges() != 0 || select.shape().lowerOp() != null || select.shape().upperOp() != null) {
             throw new IllegalArgumentException("this twin reads whole partitions only");
         }
-        List<IndexRow> rows = partition(index, select, pagingState == null ? null : new String(pagingState, StandardCharsets.UTF_8));
+        List<IndexRow> rows = partition(index, select, pagingState == null ? null : Composite.decode(ByteBuffer.wrap(pagingState)));
         List<IndexRow> page = new ArrayList<>(rows.subList(0, Math.min(size, rows.size())));
-        byte[] next = page.size() == size ? clustering(page.get(page.size() - 1)).getBytes(StandardCharsets.UTF_8) : null;
+        byte[] next = page.size() == size ? Composite.encode(clustering(page.get(page.size() - 1))).array() : null;
         return CompletableFuture.completedFuture(new IndexPage(page, next));
     }
 
     @Override
     public CompletableFuture<List<IndexRow>> buckets(Select select, List<String> labels, List<ByteBuffer> behind, int perPartition) {
-        String after = behind == null ? null : text(behind.get(0));
         List<IndexRow> merged = new ArrayList<>();
         for (String label : labels) {
-            List<IndexRow> rows = partition(buckets.getOrDefault(label, List.of()), select, after);
+            List<IndexRow> rows = partition(buckets.getOrDefault(label, List.of()), select, behind);
             merged.addAll(rows.subList(0, Math.min(perPartition, rows.size())));
         }
         Collections.shuffle(merged, random); // the order of one key's rows from several buckets is Cassandra's to choose
-        merged.sort(Comparator.comparing(this::clustering));
+        merged.sort(Comparator.comparing(this::clustering, order));
         for (IndexRow r : merged) {
             if (!labels.contains(text(r.get(labelColumn)))) {
                 throw new IllegalStateException("a bucket row outside its bucket");

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * base checks), run over in-memory stores ({@link MemoryReadStores}) on random histories ({@link
  * ReadHistory}) and judged by {@link ReadOracle}: on a versioned table every read kind (eventual
  * and consistent as of now and as of a past moment, windows with both ends, one or none,
- * as_of=safe and fresh), on an unversioned one reads as of now, eventual and consistent, in
+ * as_of=safe and fresh), of an index of the row key and of a per-version index (the tid in its
+ * key, newest first), on an unversioned one reads as of now, eventual and consistent, in
  * pages of every size from 1 to a few more than the answer holds, through the index table and
  * through buckets (one and several); and the same reads while writers add versions between their
  * pages, and while their buckets are sealed again (a later page may then be refused, never
@@ -42,6 +43,7 @@ class RandomReadsTest {
 
     private static final Table VERSIONED = Table.of(ReadHistory.DEFINITION);
     private static final Table UNVERSIONED = Table.of(ReadHistory.UNVERSIONED);
+    private static final Table PER_VERSION = Table.of(ReadHistory.PER_VERSION);
 
     private final LongAdder bucketReads = new LongAdder();
     private final LongAdder mergedReads = new LongAdder();
@@ -78,13 +80,13 @@ class RandomReadsTest {
         Random random = new Random(seed);
         for (int h = 0; h < HISTORIES; h++) {
             boolean versioned = h % 4 != 3;
-            Table table = versioned ? VERSIONED : UNVERSIONED;
+            Table table = !versioned ? UNVERSIONED : h % 4 == 2 ? PER_VERSION : VERSIONED;
             ReadHistory history = new ReadHistory(random, versioned);
             ReadOracle oracle = new ReadOracle(history.rows);
             MemoryReadStores repaired = history.stores(table.index().index(), false);
             MemoryReadStores stale = history.stores(table.index().index(), true);
             int length = 1 + random.nextInt(ReadHistory.LENGTHS);
-            for (Case c : versioned ? cases(history, oracle, length) : unversionedCases(oracle, length)) {
+            for (Case c : table == UNVERSIONED ? unversionedCases(oracle, length) : cases(table, history, oracle, length)) {
                 for (int limit = 1; limit <= c.expected().size() + 2; limit++) {
                     String where = "seed " + seed + ", history " + h + " " + history.rows + ", " + c.name() + ", length " + length + ", limit " + limit;
                     MemoryReadStores stores = c.consistent() ? stale : repaired;
@@ -113,7 +115,7 @@ class RandomReadsTest {
         int[] written = {0};
         // after every read's query time, and the same for every write: the seed replays the order of the versions written
         java.time.Instant after = java.time.Instant.now().plusSeconds(3600);
-        onVersionedCases(seed, random, 3, (history, c, where) -> {
+        onVersionedCases(seed, random, 3, List.of(VERSIONED, PER_VERSION), (table, history, c, where) -> {
             Runnable write = () -> {
                 // now and then many: more entries before the page's last row than a resumed fetch has room for
                 for (int w = random.nextInt(4) == 0 ? 10 + random.nextInt(20) : random.nextInt(3); w >= 0; w--) {
@@ -121,7 +123,7 @@ class RandomReadsTest {
                     written[0]++;
                 }
             };
-            assertThat(readAll(VERSIONED, c.read(), c.limit(), c.stores(), write, where)).as(where).isEqualTo(c.read().expected());
+            assertThat(readAll(table, c.read(), c.limit(), c.stores(), write, where)).as(where).isEqualTo(c.read().expected());
         });
         System.out.printf("RandomReadsTest, writes between pages: %d histories, %d versions written between pages%n", HISTORIES / 3, written[0]);
         assertThat(written[0]).as("versions written between pages").isPositive();
@@ -137,7 +139,7 @@ class RandomReadsTest {
         long seed = seed();
         Random random = new Random(seed);
         int[] exactAndRefused = {0, 0};
-        onVersionedCases(seed, random, 2, (history, c, where) -> {
+        onVersionedCases(seed, random, 2, List.of(VERSIONED), (table, history, c, where) -> {
             Runnable reseal = () -> history.reseal(VERSIONED.index().index().bucket());
             history.finishSeals();
             try {
@@ -161,19 +163,21 @@ class RandomReadsTest {
     private record Paged(Case read, int limit, java.util.function.Supplier<MemoryReadStores> stores) {}
 
     private interface PagedCheck {
-        void check(ReadHistory history, Paged paged, String where);
+        void check(Table table, ReadHistory history, Paged paged, String where);
     }
 
-    /** Runs {@code check} on every read kind of {@code HISTORIES / 3} versioned histories, at page sizes 1 to {@code maxLimit}. */
-    private void onVersionedCases(long seed, Random random, int maxLimit, PagedCheck check) {
+    /** Runs {@code check} on every read kind of {@code HISTORIES / 3} versioned histories, each of one of {@code tables}, at page sizes 1 to {@code maxLimit}. */
+    private void onVersionedCases(long seed, Random random, int maxLimit, List<Table> tables, PagedCheck check) {
         for (int h = 0; h < HISTORIES / 3; h++) {
+            Table table = tables.get(h % tables.size());
             ReadHistory history = new ReadHistory(random, true);
             ReadOracle oracle = new ReadOracle(history.rows);
             int length = 1 + random.nextInt(ReadHistory.LENGTHS);
-            for (Case c : cases(history, oracle, length)) {
+            for (Case c : cases(table, history, oracle, length)) {
                 for (int limit = 1; limit <= maxLimit; limit++) {
-                    String where = "seed " + seed + ", history " + h + " " + history.rows + ", " + c.name() + ", length " + length + ", limit " + limit;
-                    check.check(history, new Paged(c, limit, () -> history.stores(VERSIONED.index().index(), c.consistent())), where);
+                    String where = "seed " + seed + ", history " + h + " " + history.rows + ", " + table.index().index().name() + " " + c.name()
+                            + ", length " + length + ", limit " + limit;
+                    check.check(table, history, new Paged(c, limit, () -> history.stores(table.index().index(), c.consistent())), where);
                 }
             }
         }
@@ -188,8 +192,14 @@ class RandomReadsTest {
                 new Case("unversioned consistent as of now", q.withConsistent(true), now, expected, true));
     }
 
-    private List<Case> cases(ReadHistory history, ReadOracle oracle, int length) {
-        IndexReader.Query q = IndexReader.Query.of("ks", "revisions", "by_length", String.valueOf(length));
+    /**
+     * Every read kind of a versioned table's index: of {@link #VERSIONED}'s, a row's version
+     * current at a moment or the latest in a window; of {@link #PER_VERSION}'s, every version up
+     * to the read's moment (a window's end: design.md section 8.2).
+     */
+    private List<Case> cases(Table table, ReadHistory history, ReadOracle oracle, int length) {
+        boolean perVersion = table.index().perVersion();
+        IndexReader.Query q = IndexReader.Query.of("ks", "revisions", table.index().index().name(), String.valueOf(length));
         UUID now = Tids.maxAtTicks(Tids.ticks(java.time.Instant.now()));
         UUID at = history.between();
         UUID a = history.between();
@@ -198,21 +208,24 @@ class RandomReadsTest {
         UUID until = Tids.compare(a, b) <= 0 ? b : a;
         UUID safe = history.between();
         UUID arrival = history.between();
+        java.util.function.BiFunction<Long, Long, List<ReadOracle.Expected>> window = perVersion ? (f, u) -> oracle.versions(length, u)
+                : (f, u) -> oracle.window(length, f, u);
+        java.util.function.LongFunction<List<ReadOracle.Expected>> moment = perVersion ? t -> oracle.versions(length, t) : t -> oracle.at(length, t);
         List<Case> cases = new ArrayList<>();
         for (boolean consistent : new boolean[] {false, true}) {
             String kind = consistent ? "consistent " : "eventual ";
             IndexReader.Query c = q.withConsistent(consistent);
-            cases.add(new Case(kind + "as of now", c, now, oracle.at(length, Long.MAX_VALUE), consistent));
-            cases.add(new Case(kind + "as of " + at, c.withAsOf(at.toString()), null, oracle.at(length, at.timestamp()), consistent));
+            cases.add(new Case(kind + "as of now", c, now, moment.apply(Long.MAX_VALUE), consistent));
+            cases.add(new Case(kind + "as of " + at, c.withAsOf(at.toString()), null, moment.apply(at.timestamp()), consistent));
             cases.add(new Case(kind + "window " + from + ".." + until, c.withWindow(from.toString(), until.toString()), null,
-                    oracle.window(length, from.timestamp(), until.timestamp()), consistent));
+                    window.apply(from.timestamp(), until.timestamp()), consistent));
             cases.add(new Case(kind + "window until " + until, c.withWindow(null, until.toString()), null,
-                    oracle.window(length, Long.MIN_VALUE, until.timestamp()), consistent));
+                    window.apply(Long.MIN_VALUE, until.timestamp()), consistent));
             cases.add(new Case(kind + "window from " + from, c.withWindow(from.toString(), null), Tids.maxAtTicks(Tids.ticks(java.time.Instant.now()) - 1),
-                    oracle.window(length, from.timestamp(), Long.MAX_VALUE), consistent));
+                    window.apply(from.timestamp(), Long.MAX_VALUE), consistent));
         }
-        cases.add(new Case("as_of=safe at " + safe, q.withAsOf("safe"), safe, oracle.at(length, safe.timestamp()), false));
-        cases.add(new Case("fresh at " + arrival, q.fresh(), arrival, oracle.at(length, arrival.timestamp()), false));
+        cases.add(new Case("as_of=safe at " + safe, q.withAsOf("safe"), safe, moment.apply(safe.timestamp()), false));
+        cases.add(new Case("fresh at " + arrival, q.fresh(), arrival, moment.apply(arrival.timestamp()), false));
         return cases;
     }
 

@@ -40,6 +40,14 @@ final class ReadHistory {
              "secondaryIndexes": {"by_length": [{"type": "hash", "attribute": "length"}, {"type": "proj", "attribute": "value"},
                                                 {"type": "bucket", "period": "day"}]}}
             """;
+    /** The versioned table with a per-version index: the tid in the entry key, newest first; one entry per version. */
+    static final String PER_VERSION = """
+            {"keyspace": "ks", "table": "revisions",
+             "attributes": {"key": "string", "tid": "timeuuid", "length": "varint", "value": "string"},
+             "index": [{"type": "hash", "attribute": "key"}, {"type": "range", "order": "desc", "attribute": "tid"}],
+             "secondaryIndexes": {"by_length_tid": [{"type": "hash", "attribute": "length"}, {"type": "range", "order": "desc", "attribute": "tid"},
+                                                    {"type": "proj", "attribute": "value"}]}}
+            """;
     /** An unversioned table: rows overwritten in place, the base keeps only the current one. */
     static final String UNVERSIONED = """
             {"keyspace": "ks", "table": "users",
@@ -148,12 +156,39 @@ final class ReadHistory {
         return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * Cassandra's order of the index's clustering keys, written here from the history's types
+     * (text by its characters, all ASCII here; a timeuuid by its time, which no two versions share),
+     * not taken from the read path's own {@code ClusteringOrder}.
+     */
+    private static java.util.Comparator<List<ByteBuffer>> order(Index index) {
+        List<io.cassandragsi.schema.Column> columns = index.clusteringColumns();
+        return (a, b) -> {
+            for (int i = 0; i < columns.size(); i++) {
+                io.cassandragsi.schema.Column c = columns.get(i);
+                int cmp = switch (c.name()) {
+                    case "key" -> StandardCharsets.UTF_8.decode(a.get(i).duplicate()).toString()
+                            .compareTo(StandardCharsets.UTF_8.decode(b.get(i).duplicate()).toString());
+                    case "tid" -> Long.compare(Tids.uuid(a.get(i)).timestamp(), Tids.uuid(b.get(i)).timestamp());
+                    default -> throw new IllegalArgumentException("no order for " + c.name() + " in this twin");
+                };
+                if (cmp != 0) {
+                    return c.order() == io.cassandragsi.schema.Order.DESC ? -cmp : cmp;
+                }
+            }
+            return Integer.compare(a.size(), b.size());
+        };
+    }
+
     /** The twin: the base's versions, the index table ({@code stale}: with a consistent read's stale entries), the buckets. */
     MemoryReadStores stores(Index index, boolean stale) {
         IndexColumns columns = IndexColumns.of(index);
         BucketLayout bucket = index.bucket() == null ? null : BucketLayout.of(index);
         int label = bucket == null ? -1 : bucket.sealColumn() + 1;
-        MemoryReadStores stores = new MemoryReadStores(columns.keyColumn("length"), columns.keyColumn("key"), label, random.nextBoolean(), random);
+        if (columns.keyColumn("length") != 0) {
+            throw new IllegalStateException("the twin takes the index's partition (length) for its first column");
+        }
+        MemoryReadStores stores = new MemoryReadStores(columns.keySize(), order(index), label, random.nextBoolean(), random);
         rows.forEach((key, versions) -> {
             if (versioned) {
                 List<Version> base = new ArrayList<>();
@@ -164,6 +199,10 @@ final class ReadHistory {
             } else {
                 ReadOracle.Version v = versions.get(versions.size() - 1);
                 stores.currentRow(key, new Version(new ByteBuffer[] {text(key), length(v), text(v.value())}, -1));
+            }
+            if (index.perVersion()) {
+                versionEntries(stores, columns, key, versions, stale);
+                return;
             }
             for (int length = 1; length <= LENGTHS; length++) {
                 int last = lastWith(versions, length, versions.size());
@@ -247,6 +286,30 @@ final class ReadHistory {
         } else if (seals.nextBoolean()) {
             stores.state(label, new BucketsTable.State(null, null, 0)); // never sealed
         }
+    }
+
+    /**
+     * A per-version index's entries of one row: one per version with a length ({@code stale}: and
+     * now and then one the base never had, a version under another length), docs/design.md section 3.2.
+     */
+    private void versionEntries(MemoryReadStores stores, IndexColumns columns, String key, List<ReadOracle.Version> versions, boolean stale) {
+        for (ReadOracle.Version v : versions) {
+            if (v.length() != null) {
+                stores.indexRow(versionRow(columns, key, v.length(), v));
+            }
+            if (stale && random.nextInt(4) == 0) {
+                stores.indexRow(versionRow(columns, key, v.length() == null ? 1 : 1 + v.length() % LENGTHS, v));
+            }
+        }
+    }
+
+    private static IndexRow versionRow(IndexColumns columns, String key, int length, ReadOracle.Version v) {
+        ByteBuffer[] c = new ByteBuffer[columns.cqlNames().size()];
+        c[columns.keyColumn("length")] = varint(length);
+        c[columns.keyColumn("tid")] = Tids.bytes(v.tid());
+        c[columns.keyColumn("key")] = text(key);
+        c[columns.column("value")] = text(v.value());
+        return new IndexRow(c);
     }
 
     private static long ticks(UUID tid) {

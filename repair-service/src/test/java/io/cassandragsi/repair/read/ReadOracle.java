@@ -13,7 +13,9 @@ import java.util.UUID;
  * of a history here has a 100-ns tick of its own, and every query time a tick no version has, so
  * timestamps alone order them); a row matches index value L at q when that version has L; in a
  * window from F to T (exclusive) when a version with L is current at some moment of it, and the
- * latest such version makes the item. Items come in index order: by row key (text, ascending).
+ * latest such version makes the item; a per-version index lists every version that had L up to
+ * its moment. Items come in index order: by row key (text, ascending); a per-version index's by
+ * tid descending, then row key.
  */
 final class ReadOracle {
     /** One version of a row: its tid, its indexed value (null: none) and its projected value. */
@@ -43,6 +45,23 @@ final class ReadOracle {
                 out.add(new Expected(key, current.tid(), current.value()));
             }
         });
+        return out;
+    }
+
+    /**
+     * A per-version index's answer up to timestamp {@code upTo}: every version with {@code length}
+     * not after it, newest first (the index's order: tid descending, then row key).
+     */
+    List<Expected> versions(int length, long upTo) {
+        List<Expected> out = new ArrayList<>();
+        rows.forEach((key, versions) -> {
+            for (Version v : versions) {
+                if (v.tid().timestamp() <= upTo && v.length() != null && v.length() == length) {
+                    out.add(new Expected(key, v.tid(), v.value()));
+                }
+            }
+        });
+        out.sort(java.util.Comparator.comparingLong((Expected e) -> e.tid().timestamp()).reversed().thenComparing(Expected::key));
         return out;
     }
 
