@@ -284,7 +284,7 @@ public final class BenchWriteCommand implements Callable<Integer> {
         ServiceProcess service = v.e2e() ? startService() : null;
         double serviceIdleRate = service == null ? 0 : idleRate(service);
         long serviceCpu0 = service == null ? 0 : service.cpuNanos();
-        long[] node0 = v.nodeMode() ? probe.maintainers() : new long[7];
+        long[] node0 = v.nodeMode() ? probe.maintainers() : new long[8];
         List<Optional<long[]>> machine = new ArrayList<>(2);
         Instant[] times = new Instant[2];
         WriteLoad.Counts counts = load.run(writer, sequence, Duration.ofSeconds(seconds), DRAIN, new WriteLoad.Window() {
@@ -334,10 +334,11 @@ public final class BenchWriteCommand implements Callable<Integer> {
         if (service == null && v.nodeMode()) {
             probe.awaitMaintainers(Duration.ofMinutes(5)); // the write alone: the maintainer's backlog is not the next phase's
         }
-        long[] node1 = v.nodeMode() ? probe.maintainers() : new long[7];
+        long[] node1 = v.nodeMode() ? probe.maintainers() : new long[8];
         if (v.nodeMode()) {
-            System.out.printf(java.util.Locale.ROOT, "  (node maintainers: retried %,d, read with others %,d, on this node's replica alone: reads %,d, writes %,d)%n",
-                    node1[3] - node0[3], node1[4] - node0[4], node1[5] - node0[5], node1[6] - node0[6]);
+            System.out.printf(java.util.Locale.ROOT, "  (node maintainers: retried %,d, read with others %,d, on this node's replica alone: reads %,d, writes %,d;"
+                    + " writes refused by a full maintainer, their markers in the service's shards: %,d)%n",
+                    node1[3] - node0[3], node1[4] - node0[4], node1[5] - node0[5], node1[6] - node0[6], node1[7] - node0[7]);
         }
         long flushStart = System.nanoTime();
         long flushCpu0 = probe.nodeCpuNanos();

@@ -47,7 +47,7 @@ final class ClusterProbe implements AutoCloseable {
 
     /** The nodes' in-node maintainers, summed ({@link NodeProbe#maintainers}): backlog, handed off, taken, retried, prefetched, local reads, local writes. */
     long[] maintainers() {
-        long[] out = new long[7];
+        long[] out = new long[8];
         for (NodeProbe n : nodes) {
             long[] m = n.maintainers();
             for (int i = 0; i < out.length; i++) {

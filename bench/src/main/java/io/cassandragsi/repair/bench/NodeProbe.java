@@ -225,11 +225,16 @@ final class NodeProbe implements AutoCloseable {
      * The node's in-node maintainers ({@code io.cassandragsi:type=Maintainer,*} in its JMX):
      * writes taken and not finished, writes taken and handed to the repair service, writes taken,
      * repairs tried again, plain writes read together with others', each summed over the maintainers (a reloaded trigger jar starts a new one);
-     * then the selects and mutations the maintainers did on this node's replica alone (counted per node, so the largest).
+     * then the selects and mutations the maintainers did on this node's replica alone (counted per node, so the largest);
+     * then the writes the trigger offered a maintainer that refused them, being full ({@code io.cassandragsi:type=Trigger}
+     * {@code MaintainerRefused}): their markers went to the repair service's shards.
      */
     long[] maintainers() {
-        long[] out = new long[7];
+        long[] out = new long[8];
         try {
+            for (ObjectName name : mbeans.queryNames(new ObjectName("io.cassandragsi:type=Trigger"), null)) {
+                out[7] += ((Number) mbeans.getAttribute(name, "MaintainerRefused")).longValue();
+            }
             for (ObjectName name : mbeans.queryNames(new ObjectName("io.cassandragsi:type=Maintainer,*"), null)) {
                 out[0] += ((Number) mbeans.getAttribute(name, "Backlog")).longValue();
                 out[1] += ((Number) mbeans.getAttribute(name, "HandedOff")).longValue();
