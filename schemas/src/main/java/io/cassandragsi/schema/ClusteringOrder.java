@@ -1,5 +1,6 @@
 package io.cassandragsi.schema;
 
+import io.cassandragsi.index.Tids;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -15,7 +16,7 @@ import java.util.List;
  * <p>Per type, as the types of {@code org.apache.cassandra.db.marshal} compare: text, json and blob
  * as unsigned bytes (a prefix first); int, bigint and timestamp as signed numbers; varint and
  * decimal by value; float and double as {@link Float#compare} and {@link Double#compare}; boolean
- * false before true; timeuuid by time, then the low 8 bytes as signed bytes; uuid by version, then
+ * false before true; timeuuid by time, then the low 8 bytes as signed bytes ({@link Tids#compare}); uuid by version, then
  * the time of a version-1 uuid or the high 8 bytes unsigned, then the low 8 bytes unsigned. An
  * empty value comes before every other. {@code ClusteringOrderTest} in the trigger module judges
  * this class against Cassandra's own types.
@@ -62,7 +63,7 @@ public final class ClusteringOrder implements Comparator<List<ByteBuffer>> {
             case DECIMAL -> decimal(x).compareTo(decimal(y));
             case FLOAT -> Float.compare(x.getFloat(x.position()), y.getFloat(y.position()));
             case DOUBLE -> Double.compare(x.getDouble(x.position()), y.getDouble(y.position()));
-            case TIMEUUID -> timeuuid(x, y);
+            case TIMEUUID -> Tids.compare(Tids.uuid(x), Tids.uuid(y));
             case UUID -> uuid(x, y);
         };
     }
@@ -94,14 +95,6 @@ public final class ClusteringOrder implements Comparator<List<ByteBuffer>> {
     /** A version-1 uuid's 60-bit time, from its most significant long. */
     private static long time(long msb) {
         return (msb & 0x0FFFL) << 48 | (msb >>> 16 & 0xFFFFL) << 32 | msb >>> 32;
-    }
-
-    private static int timeuuid(ByteBuffer x, ByteBuffer y) {
-        int c = Long.compare(time(x.getLong(x.position())), time(y.getLong(y.position())));
-        for (int i = 8; c == 0 && i < 16; i++) {
-            c = Byte.compare(x.get(x.position() + i), y.get(y.position() + i));
-        }
-        return c;
     }
 
     private static int uuid(ByteBuffer x, ByteBuffer y) {
