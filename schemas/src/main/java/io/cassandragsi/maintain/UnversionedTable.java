@@ -168,13 +168,21 @@ public final class UnversionedTable implements TableKind {
      * landing it); or a key the group's own writes recorded ({@code ownFrom} to {@code ownTo},
      * microseconds), not the row's now, whose entry shows no {@code _tid} of that write (its entry,
      * written by the trigger in the same batch, may land after this read: an entry marked long ago
-     * reads as present, without a {@code _tid}). Plain writes whose entries have landed do none of
-     * these.
+     * reads as present, without a {@code _tid}); or the key the row has now is the group's own and
+     * its entry shows no {@code _tid} of that write while a projection was left unwritten (the base
+     * has no live cell for it, and the trigger's entry, landing after this read, may carry a value
+     * the base lost at the same timestamp: an expired cell wins that tie, and only a pass that sees
+     * the entry can delete its value at that timestamp). Plain writes whose entries have landed do
+     * none of these.
      */
     private static boolean racing(Reconcile.IndexResult r, Map<List<ByteBuffer>, Long> recorded, List<List<ByteBuffer>> forgotten, long ownFrom,
             long ownTo) {
         RowReconcile.EntryState now = r.current() == null ? null : r.entries().get(r.current());
         if (r.recorded() || (now != null && !now.matches())) {
+            return true;
+        }
+        Long currentAt = r.current() == null ? null : recorded.get(r.current());
+        if (currentAt != null && currentAt >= ownFrom && currentAt <= ownTo && !shows(now, currentAt) && leftUnwritten(r)) {
             return true;
         }
         for (Map.Entry<List<ByteBuffer>, Long> k : recorded.entrySet()) {
@@ -188,8 +196,27 @@ public final class UnversionedTable implements TableKind {
             }
             long at = k.getValue();
             boolean own = at >= ownFrom && at <= ownTo;
-            if (own && (e.tid() == null || RowReconcile.ticksOfMicros(at) > WriteTimestamps.ofSerialized(e.tid()))) {
+            if (own && !shows(e, at)) {
                 return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether entry {@code e} as read shows a {@code _tid} of the write at {@code at} (microseconds) or later. */
+    private static boolean shows(RowReconcile.EntryState e, long at) {
+        return e != null && e.tid() != null && RowReconcile.ticksOfMicros(at) <= WriteTimestamps.ofSerialized(e.tid());
+    }
+
+    /** Whether the reconcile of the row's current key left a projection unwritten (neither the base's value nor a delete). */
+    private static boolean leftUnwritten(Reconcile.IndexResult r) {
+        for (TablePlan.IndexWrite w : r.writes()) {
+            if (w instanceof TablePlan.Reconciled c && c.key().equals(r.current())) {
+                for (TablePlan.ProjCell p : c.proj()) {
+                    if (p == null) {
+                        return true;
+                    }
+                }
             }
         }
         return false;

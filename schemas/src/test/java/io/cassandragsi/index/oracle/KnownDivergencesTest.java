@@ -393,6 +393,41 @@ class KnownDivergencesTest {
     }
 
     /**
+     * Row u is written {@code name = n0} with a TTL of 1 s at client timestamp T; once that cell has
+     * expired, it is written again at the same T with {@code country}, {@code age} and {@code name =
+     * n3}. On that tie the expired cell (a tombstone) wins: the base's name is null. The node
+     * reconciled the second write before its batch's entries landed: it read no {@code by_country}
+     * entry, so it could not delete the entry's name at T, and left the projection unwritten; the
+     * trigger's entry then landed with n3 at T and kept it (RandomHistoryTest seed
+     * 7668627602597910283). Now a reconcile that leaves a projection of its own write's entry
+     * unwritten while that entry shows no {@code _tid} of the write passes again a second later
+     * (docs/design.md section 6.6), and that pass deletes the value at T.
+     */
+    @Test
+    void should_delete_the_projection_a_tie_with_an_expired_cell_took_when_the_node_reconciles_before_the_entry_lands() {
+        UnversionedWorld w = new UnversionedWorld(new Random(1), T0, Maintainers.Mode.NODE);
+        long t = T0 * 1000L;
+        ByteBuffer id = text("u");
+        MemoryTrigger.Batch w1 = w.batch(id, cells("name", text("n0")), false, t, 1);
+        w1.land();
+        w.now += 2_000; // the name cell has expired
+        MemoryTrigger.Batch w2 = w.batch(id, cells("country", text("de"), "age", UnversionedWorld.int4(21), "name", text("n3")), true, t, 0);
+        w2.base().run(); // the base mutation (with the rows table's record) lands first
+        w.now += 10;
+        MarkerGroup g = MarkerGroup.coalesce(List.of(w2.marker())).get(0);
+        Outcome first = w.repair(g, w.stores.node());
+        assertThat(first).as("its entry has not landed: once more a second later").isEqualTo(Outcome.AGAIN);
+        w2.entries().forEach(Runnable::run);
+        w.now += 1_000;
+        w.repair(g.withUnseenGone(), w.stores.node());
+
+        assertThat(w.value(id, "name")).as("the expired cell wins the tie at T").isNull();
+        MemoryEntries.Read e = w.stores.entries.read(UnversionedWorld.PLAN.indexes().get(1), List.of(text("de"), UnversionedWorld.int4(21), id));
+        assertThat(IndexOracle.matches(e.tid(), e.deleted(), null)).as("by_country entry (de, 21, u) matches").isTrue();
+        assertThat(e.proj()).as("its name, as the base's").containsOnlyNulls();
+    }
+
+    /**
      * The in-node maintainer and the repair service reconcile one unversioned row at once (the node
      * takes the plain markers, the service the flagged ones). W1 gives row u the {@code by_country}
      * key (fr, 20), W2 moves it to (de, 20); two seconds later W3 (plain) is reconciled by the node,
