@@ -84,8 +84,7 @@ final class BucketsSource implements EntrySource {
      */
     private BucketMerge.Entry entry(IndexRow r) {
         ItemLayout items = read.layout();
-        List<ByteBuffer> key = items.entryKey(r);
-        List<ByteBuffer> clustering = key.subList(read.plan().partitionSize(), key.size());
+        List<ByteBuffer> clustering = items.clustering(r);
         String label = StandardCharsets.UTF_8.decode(r.get(layout.sealColumn() + 1).duplicate()).toString();
         return new BucketMerge.Entry(label, clustering, items.tid(r), uuid(r, layout.firstColumn()), items.deleted(r), uuid(r, layout.sealColumn()));
     }

@@ -98,8 +98,7 @@ final class IndexTableSource implements EntrySource {
     }
 
     private List<ByteBuffer> clustering(IndexRow row) {
-        List<ByteBuffer> key = read.layout().entryKey(row);
-        return key.subList(read.plan().partitionSize(), key.size());
+        return read.layout().clustering(row);
     }
 
     private byte[] rowId(IndexRow row) {

@@ -33,6 +33,8 @@ final class ItemLayout {
     private final int[] versionAttribute;
     /** Index key columns: the first {@code keySize} columns of an index row. */
     final int keySize;
+    /** Of those, the partition key's (the rest are the clustering key). */
+    private final int partitionSize;
     /** Positions in the entry key of the base row key (partition key, clustering prefix). */
     private final int[] rowKeyInEntryKey;
     /** The {@code _tid} and {@code _deleted} columns of an index row; -1 for a per-version index. */
@@ -57,6 +59,7 @@ final class ItemLayout {
             }
         }
         this.keySize = columns.keySize();
+        this.partitionSize = index.partitionColumns().size();
         this.tidColumn = columns.tidColumn();
         this.deletedColumn = columns.deletedColumn();
         this.names = new String[item.size()];
@@ -109,6 +112,11 @@ final class ItemLayout {
     /** The entry key of an index row: its key columns. */
     List<ByteBuffer> entryKey(IndexRow row) {
         return java.util.Arrays.asList(row.columns()).subList(0, keySize);
+    }
+
+    /** The clustering key of an index row: its entry key past the partition key (the order a page comes in, {@code ClusteringOrder}). */
+    List<ByteBuffer> clustering(IndexRow row) {
+        return entryKey(row).subList(partitionSize, keySize);
     }
 
     /** The {@code _tid} of an index row (not of a per-version index), or null. */
